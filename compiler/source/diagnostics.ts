@@ -1,0 +1,56 @@
+// Typed compile-time errors. Every error has an OPA error code, a message and a
+// location; locations may be attached late (`at`) as the error travels outwards.
+import type { Location } from './location.js';
+
+export type CompileErrorCode =
+  | 'rego_parse_error'
+  | 'rego_compile_error'
+  | 'rego_type_error'
+  | 'rego_unsafe_var_error'
+  | 'rego_recursion_error';
+
+export class RegoError extends Error {
+  constructor(
+    readonly code: CompileErrorCode,
+    message: string,
+    public location?: Location,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'RegoError';
+  }
+
+  /** Attach a location unless one is already known (innermost wins). */
+  at(location: Location | undefined): this {
+    if (!this.location && location) this.location = location;
+    return this;
+  }
+
+  /** OPA's one-line form: `file:row: code: message`. */
+  override toString(): string {
+    const l = this.location;
+    const prefix = l ? `${l.file ? l.file + ':' : ''}${l.row}: ` : '';
+    return `${prefix}${this.code}: ${this.message}`;
+  }
+
+  toJSON(): { code: string; message: string; location?: { file: string; row: number; col: number } } {
+    const l = this.location;
+    return { code: this.code, message: this.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
+  }
+}
+
+/** Several errors reported together (OPA reports all compile errors at once). */
+export class RegoErrors extends Error {
+  constructor(readonly errors: RegoError[]) {
+    super(errors.length === 1 ? errors[0]!.toString() : `${errors.length} errors occurred:\n${errors.map(String).join('\n')}`);
+    this.name = 'RegoErrors';
+  }
+}
+
+export function parseError(message: string, location?: Location): RegoError {
+  return new RegoError('rego_parse_error', message, location);
+}
+
+export function compileError(message: string, location?: Location): RegoError {
+  return new RegoError('rego_compile_error', message, location);
+}

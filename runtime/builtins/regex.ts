@@ -1,0 +1,4 @@
+// Builtins of the `regex` family. Declarations sit next to implementations.
+import type { BuiltinDef } from './types.js';
+
+export const builtins: BuiltinDef[] = [];

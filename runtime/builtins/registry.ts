@@ -1,0 +1,60 @@
+// The builtin registry: name → {decl, impl}, filled from each namespace's list in
+// `all.ts`. `callBuiltin` is the one call path: it applies the strict / non-strict
+// error policy and prefixes the builtin name to error messages, as OPA does.
+import type { Value } from '../value/value.js';
+import type { BuiltinContext, BuiltinDecl, BuiltinDef } from './types.js';
+import { BuiltinError, HaltError } from './errors.js';
+import { ALL_BUILTINS } from './all.js';
+
+const registry = new Map<string, BuiltinDef>();
+
+export function registerBuiltins(defs: readonly BuiltinDef[]): void {
+  for (const def of defs) {
+    if (registry.has(def.decl.name)) throw new Error(`builtin ${def.decl.name} registered twice`);
+    registry.set(def.decl.name, def);
+  }
+}
+
+for (const list of ALL_BUILTINS) registerBuiltins(list);
+
+export function getBuiltin(name: string): BuiltinDef | undefined {
+  return registry.get(name);
+}
+
+export function allBuiltins(): BuiltinDef[] {
+  return [...registry.values()].sort((a, b) => (a.decl.name < b.decl.name ? -1 : 1));
+}
+
+export function allDecls(): BuiltinDecl[] {
+  return allBuiltins().map((d) => d.decl);
+}
+
+/** An evaluation error raised by a builtin, ready for the evaluator to locate. */
+export class BuiltinCallError extends Error {
+  constructor(
+    readonly code: 'eval_builtin_error' | 'eval_type_error',
+    message: string,
+    readonly halt: boolean,
+  ) {
+    super(message);
+    this.name = 'BuiltinCallError';
+  }
+}
+
+/**
+ * Call a builtin. Returns its value, or `undefined` (no result). Errors:
+ * in strict mode every BuiltinError becomes a BuiltinCallError; otherwise only
+ * HaltErrors do, and the rest make the call undefined. Other exceptions are bugs
+ * and propagate unchanged.
+ */
+export function callBuiltin(def: BuiltinDef, args: Value[], ctx: BuiltinContext): Value | undefined {
+  try {
+    return def.impl(args, ctx);
+  } catch (e) {
+    if (!(e instanceof BuiltinError)) throw e;
+    const halt = e instanceof HaltError;
+    if (!ctx.strict && !halt) return undefined;
+    const message = e.raw ? e.message : `${def.decl.name}: ${e.message}`;
+    throw new BuiltinCallError(e.code, message, halt);
+  }
+}

@@ -1,0 +1,135 @@
+// Rego's composite values that JS has no direct form for: objects whose keys may be
+// any value, and sets. Both hash their members by `keyOf`, which is the member's
+// own text for strings (the common case) and a tagged canonical encoding otherwise.
+// Iteration follows Rego's sort order, as OPA iterates objects and sets sorted.
+import type { Value } from './value.js';
+import { compare } from './compare.js';
+import { canonicalKey } from './key.js';
+
+/** Hash key for a member: strings map to themselves unless they could collide with tags. */
+export function keyOf(v: Value): string {
+  if (typeof v === 'string') return v.length > 0 && v.charCodeAt(0) === 0 ? '\u0000s' + v : v;
+  return '\u0000' + canonicalKey(v);
+}
+
+export class RObject {
+  private readonly map = new Map<string, [Value, Value]>();
+  private sortedCache: [Value, Value][] | undefined;
+
+  static fromEntries(entries: Iterable<[Value, Value]>): RObject {
+    const o = new RObject();
+    for (const [k, v] of entries) o.set(k, v);
+    return o;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: Value): Value | undefined {
+    const e = this.map.get(keyOf(key));
+    return e === undefined ? undefined : e[1];
+  }
+
+  /** Fast path for string keys (most lookups). */
+  getStr(key: string): Value | undefined {
+    const e = this.map.get(key.length > 0 && key.charCodeAt(0) === 0 ? '\u0000s' + key : key);
+    return e === undefined ? undefined : e[1];
+  }
+
+  has(key: Value): boolean {
+    return this.map.has(keyOf(key));
+  }
+
+  /** Mutating insert: use only while building a fresh object. */
+  set(key: Value, value: Value): this {
+    this.map.set(keyOf(key), [key, value]);
+    this.sortedCache = undefined;
+    return this;
+  }
+
+  delete(key: Value): boolean {
+    this.sortedCache = undefined;
+    return this.map.delete(keyOf(key));
+  }
+
+  /** Entries in Rego key order. */
+  entries(): [Value, Value][] {
+    if (this.sortedCache === undefined) {
+      const arr = [...this.map.values()];
+      if (!arr.every(([k]) => typeof k === 'string')) arr.sort((x, y) => compare(x[0], y[0]));
+      else arr.sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : (x[0] as string) > (y[0] as string) ? 1 : 0));
+      this.sortedCache = arr;
+    }
+    return this.sortedCache;
+  }
+
+  keys(): Value[] {
+    return this.entries().map((e) => e[0]);
+  }
+
+  values(): Value[] {
+    return this.entries().map((e) => e[1]);
+  }
+
+  /** Entries in insertion order (cheaper when order does not matter). */
+  unorderedEntries(): IterableIterator<[Value, Value]> {
+    return this.map.values();
+  }
+
+  clone(): RObject {
+    const o = new RObject();
+    for (const [h, e] of this.map) o.map.set(h, e);
+    return o;
+  }
+}
+
+export class RSet {
+  private readonly map = new Map<string, Value>();
+  private sortedCache: Value[] | undefined;
+
+  static of(values: Iterable<Value>): RSet {
+    const s = new RSet();
+    for (const v of values) s.add(v);
+    return s;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  has(v: Value): boolean {
+    return this.map.has(keyOf(v));
+  }
+
+  /** Mutating insert: use only while building a fresh set. */
+  add(v: Value): this {
+    const k = keyOf(v);
+    if (!this.map.has(k)) {
+      this.map.set(k, v);
+      this.sortedCache = undefined;
+    }
+    return this;
+  }
+
+  delete(v: Value): boolean {
+    this.sortedCache = undefined;
+    return this.map.delete(keyOf(v));
+  }
+
+  /** Members in Rego sort order. */
+  values(): Value[] {
+    if (this.sortedCache === undefined) this.sortedCache = [...this.map.values()].sort(compare);
+    return this.sortedCache;
+  }
+
+  unorderedValues(): IterableIterator<Value> {
+    return this.map.values();
+  }
+
+  clone(): RSet {
+    const s = new RSet();
+    for (const [h, v] of this.map) s.map.set(h, v);
+    return s;
+  }
+}

@@ -1,0 +1,28 @@
+// Rego text form of values, as OPA's Value.String() prints them: used by string
+// interpolation, sprintf's %v, print() and error messages.
+import type { Value } from './value.js';
+import { BigNum, formatNumber } from './number.js';
+import { RObject, RSet } from './collections.js';
+
+/** Print a value as a Rego term: strings quoted, sets as {a, b}, empty set as set(). */
+export function formatTerm(v: Value): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return formatNumber(v);
+    case 'string':
+      return JSON.stringify(v);
+  }
+  if (v instanceof BigNum) return formatNumber(v);
+  if (Array.isArray(v)) return '[' + v.map(formatTerm).join(', ') + ']';
+  if (v instanceof RSet) return v.size === 0 ? 'set()' : '{' + v.values().map(formatTerm).join(', ') + '}';
+  if (v instanceof RObject) return '{' + v.entries().map(([k, x]) => formatTerm(k) + ': ' + formatTerm(x)).join(', ') + '}';
+  return String(v);
+}
+
+/** Like formatTerm, but a top-level string prints without quotes (sprintf %v, interpolation). */
+export function formatPlain(v: Value): string {
+  return typeof v === 'string' ? v : formatTerm(v);
+}

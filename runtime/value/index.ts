@@ -1,0 +1,9 @@
+// Public surface of the value model.
+export * from './value.js';
+export * from './number.js';
+export { RObject, RSet, keyOf } from './collections.js';
+export { compare, compareStrings, equal } from './compare.js';
+export { canonicalKey } from './key.js';
+export { fromJS, toJS, toJSONText, parseJSON, type JSONValue } from './json.js';
+export { JSONSyntaxError } from './json-parse.js';
+export { formatTerm, formatPlain } from './format.js';

@@ -1,0 +1,10 @@
+// Vitest configuration: unit tests live under test/, the conformance runner is one of them.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    pool: 'forks',
+  },
+});
