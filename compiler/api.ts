@@ -1,0 +1,58 @@
+// The public contract of the compiler, as the CLI, the conformance runner and the
+// server use it. `index.ts` re-exports this with the implementation.
+import type { Value } from '../runtime/value/value.js';
+import type { Location } from './source/location.js';
+
+export interface SourceFile {
+  /** File name used in locations and error messages (e.g. `test-0.rego`). */
+  file: string;
+  text: string;
+}
+
+export interface CompileOptions {
+  /** Accept Rego v0 syntax (as `opa --v0-compatible`). */
+  v0Compatible?: boolean;
+}
+
+export interface EvalOptions {
+  input?: Value;
+  /** The base document (`data`). Rules and data merge. */
+  data?: Value;
+  strictBuiltinErrors?: boolean;
+  /** Receives `print()` output. Default: discard. */
+  print?: (message: string) => void;
+  /** Wall-clock deadline in ms since the epoch; evaluation stops with an error after it. */
+  deadline?: number;
+}
+
+/** One expression of a query result row, as `opa eval --format json` prints it. */
+export interface ResultExpression {
+  value: Value;
+  text: string;
+  location: { row: number; col: number };
+}
+
+export interface ResultRow {
+  expressions: ResultExpression[];
+  /** The user-written variables of the query (no wildcards, no generated vars). */
+  bindings: Record<string, Value>;
+}
+
+export interface PreparedQuery {
+  /** Names of the query's user-written variables, in order of first appearance. */
+  readonly vars: string[];
+  /** Evaluate; returns every solution. Throws EvalError for evaluation errors. */
+  eval(opts?: EvalOptions): ResultRow[];
+}
+
+export interface Policy {
+  /** Compile a query against the policy. Throws RegoErrors on parse/compile errors. */
+  prepare(query: string): PreparedQuery;
+}
+
+/** An evaluation error with OPA's code, message and location. */
+export interface EvalErrorShape {
+  code: 'eval_conflict_error' | 'eval_type_error' | 'eval_builtin_error' | 'eval_with_error' | 'eval_cancel_error' | 'eval_recursion_error';
+  message: string;
+  location?: Location;
+}
