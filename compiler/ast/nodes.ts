@@ -39,7 +39,13 @@ export interface ObjectComprehension { kind: 'objectcomp'; key: Term; value: Ter
  */
 export interface CallTerm { kind: 'call'; op: RefTerm | VarTerm; args: Term[]; loc: Location }
 /** String interpolation `$"a{x}b"`: literal string chunks and embedded terms, in order. */
-export interface TemplateTerm { kind: 'template'; parts: (string | Term)[]; loc: Location }
+export interface TemplateTerm {
+  kind: 'template';
+  parts: (string | Term)[];
+  /** Rare: `with` modifiers of an embedded expression (`$"{x with input as 1}"`), keyed by index in `parts`. */
+  withs?: Record<number, With[]>;
+  loc: Location;
+}
 
 export type Term =
   | NullTerm
@@ -80,6 +86,12 @@ export interface Expr {
   /** True for `not expr`. */
   negated: boolean;
   body: ExprBody;
+  /**
+   * `not { a; b }` (only with `import future.keywords.not` / `import rego.v2`): the
+   * negated conjunction. When set, `negated` is true and `body` is a placeholder
+   * term `true`; the expression succeeds iff `notBody` has no solution.
+   */
+  notBody?: Body;
   with: With[];
   loc: Location;
 }

@@ -1,18 +1,47 @@
-// Parser entry points (to be implemented by the parser work).
+// Parser entry points. All three throw `RegoErrors` holding one or more
+// `rego_parse_error`s with locations; nothing else ever escapes (stack overflows and
+// unexpected internal failures are converted into parse errors too).
 import type { Body, Module, Term } from '../ast/nodes.js';
+import { parseError, RegoError, RegoErrors } from '../source/diagnostics.js';
+import { MAX_INPUT_BYTES } from '../source/limits.js';
+import { ParseFailure, Parser, type ParserOptions } from './parser.js';
 
-export interface ParseOptions {
+export interface ParseOptions extends ParserOptions {
   v0Compatible?: boolean;
 }
 
-export function parseModule(_text: string, _file: string, _opts: ParseOptions = {}): Module {
-  throw new Error('parseModule: not implemented yet');
+function run<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) => R): R {
+  if (typeof text !== 'string') throw new RegoErrors([parseError('input is not a string', { file, row: 1, col: 1, offset: 0 })]);
+  if (text.length > MAX_INPUT_BYTES) {
+    throw new RegoErrors([parseError(`input too large (${text.length} bytes, limit ${MAX_INPUT_BYTES})`, { file, row: 1, col: 1, offset: 0 })]);
+  }
+  const p = new Parser(text, file, opts);
+  let result: R;
+  try {
+    result = fn(p);
+  } catch (e) {
+    if (e instanceof ParseFailure) throw new RegoErrors([parseError(e.message, e.location)]);
+    if (e instanceof RegoError) throw new RegoErrors([e]);
+    if (e instanceof RegoErrors) throw e;
+    const loc = p.loc(Math.min(p.lx.start, text.length));
+    const msg = e instanceof RangeError ? 'max nesting depth exceeded' : `internal parser error: ${String((e as Error)?.message ?? e)}`;
+    throw new RegoErrors([parseError(msg, loc)]);
+  }
+  if (p.errors.length) {
+    const errs = [...p.errors].sort((a, b) => (a.location?.offset ?? 0) - (b.location?.offset ?? 0));
+    throw new RegoErrors(errs);
+  }
+  return result;
 }
 
-export function parseQuery(_text: string, _file = '', _opts: ParseOptions = {}): Body {
-  throw new Error('parseQuery: not implemented yet');
+export function parseModule(text: string, file: string, opts: ParseOptions = {}): Module {
+  return run(text, file, opts, (p) => p.parseModule());
 }
 
-export function parseTerm(_text: string): Term {
-  throw new Error('parseTerm: not implemented yet');
+export function parseQuery(text: string, file = '', opts: ParseOptions = {}): Body {
+  return run(text, file, opts, (p) => p.parseQuery());
+}
+
+export function parseTerm(text: string): Term {
+  return run(text, '', {}, (p) => p.parseTermOnly());
 }

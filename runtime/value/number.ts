@@ -45,6 +45,9 @@ function canonicalText(text: string): string {
   }
 }
 
+/** Smallest positive normal double; below it doubles lose precision. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+
 /** Turn a decimal into the canonical representation: a double when exact, else BigNum. */
 export function normalizeNumber(d: Dec): RNumber {
   if (d.isInteger()) {
@@ -53,10 +56,13 @@ export function normalizeNumber(d: Dec): RNumber {
     return new BigNum(d);
   }
   const n = d.toNumber();
-  if (Number.isFinite(n) && new D(n).eq(d)) return n;
+  if (!Number.isFinite(n)) return new BigNum(d);
+  if (new D(n).eq(d)) return n;
+  // Underflow (1e-400 → 0) and subnormals lose digits: keep those as BigNum.
+  if (Math.abs(n) < MIN_NORMAL) return new BigNum(d);
   // Non-terminating or long fractions: keep the double when it is the nearest value
   // and the decimal has no more precision than a double can represent.
-  if (Number.isFinite(n) && d.precision() <= 17) return n;
+  if (d.precision() <= 17) return n;
   return new BigNum(d);
 }
 
@@ -91,7 +97,12 @@ function formatDouble(n: number): string {
   return s;
 }
 
+/** Same digits, printed with exponents the way JS prints doubles (1e-7, 1.5e+21). */
+const F = D.clone({ toExpNeg: -7, toExpPos: 21 });
+
 function formatDecimal(d: Dec): string {
-  if (d.isInteger()) return d.toFixed(0);
-  return d.toString();
+  // Integers print in full (exact big-integer results), unless they are mostly
+  // trailing zeros of a huge exponent (1e400 prints as 1e+400, not 401 digits).
+  if (d.isInteger() && (d.e < 64 || d.precision() * 2 > d.e)) return d.toFixed(0);
+  return new F(d).toString();
 }

@@ -1,0 +1,146 @@
+// `regent eval [flags] <query>`: evaluate a Rego query, compatible with `opa eval`.
+//   -d/--data PATH      policy/data files or directories (repeatable)
+//   -b/--bundle DIR     bundle directories (repeatable)
+//   -i/--input FILE     input document (JSON or YAML); -I/--stdin-input reads stdin
+//   --format json|pretty|raw (default json), --v0-compatible, --strict-builtin-errors,
+//   --fail (exit 1 when undefined), --fail-defined (exit 1 when defined).
+// Errors (load, parse, compile, eval) print as OPA does: `{"errors":[…]}` for json,
+// `N error(s) occurred: …` otherwise, with exit code 1.
+import { compile } from '../compiler/index.js';
+import type { ResultRow } from '../compiler/api.js';
+import type { Value } from '../runtime/value/index.js';
+import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
+import { LoadError, loadPaths, parseDataFile, readDataFile } from './loader.js';
+import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toOutputErrors, type IO } from './output.js';
+
+export const EVAL_FLAGS: FlagSpec[] = [
+  { name: 'data', short: 'd', type: 'string', repeatable: true, metavar: 'PATH', description: 'set policy or data file(s) or directories' },
+  { name: 'bundle', short: 'b', type: 'string', repeatable: true, metavar: 'DIR', description: 'set bundle directory' },
+  { name: 'input', short: 'i', type: 'string', metavar: 'FILE', description: 'set input file path (JSON or YAML)' },
+  { name: 'stdin-input', short: 'I', type: 'boolean', description: 'read input document from stdin' },
+  { name: 'format', short: 'f', type: 'string', choices: ['json', 'pretty', 'raw'], default: 'json', description: 'set output format' },
+  { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
+  { name: 'strict-builtin-errors', type: 'boolean', description: 'treat the first built-in function error as fatal' },
+  { name: 'fail', type: 'boolean', description: 'exit with code 1 if the result is undefined' },
+  { name: 'fail-defined', type: 'boolean', description: 'exit with code 1 if the result is defined' },
+  { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'stop evaluation after this long (e.g. 5s, 500ms)' },
+  { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
+];
+
+const USAGE = 'regent eval [flags] <query>';
+const DESCRIPTION = 'Evaluate a Rego query and print the result.';
+
+export interface EvalRequest {
+  query: string;
+  data: string[];
+  bundles: string[];
+  input?: string;
+  stdinInput: boolean;
+  format: 'json' | 'pretty' | 'raw';
+  v0Compatible: boolean;
+  strictBuiltinErrors: boolean;
+  /** Exit 1 when undefined / when defined. */
+  fail: boolean;
+  failDefined: boolean;
+  timeoutMs?: number;
+}
+
+/** Outcome of an evaluation: rows, or the errors to report. */
+export type EvalOutcome = { ok: true; rows: ResultRow[] } | { ok: false; error: unknown };
+
+/** Parse `5s`, `500ms`, `1m`, or a bare number of seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`invalid duration: ${text}`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
+}
+
+/** Load everything, compile, prepare and evaluate. Never throws. */
+export function evaluate(req: EvalRequest, io?: IO): EvalOutcome {
+  try {
+    const loaded = loadPaths(req.data, req.bundles);
+    let input: Value | undefined;
+    if (req.input !== undefined) input = readDataFile(req.input);
+    else if (req.stdinInput) {
+      if (!io?.stdin) throw new LoadError('stdin is not available');
+      input = parseDataFile('stdin.json', io.stdin());
+    }
+    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
+    const prepared = policy.prepare(req.query);
+    const rows = prepared.eval({
+      ...(input !== undefined ? { input } : {}),
+      data: loaded.data,
+      strictBuiltinErrors: req.strictBuiltinErrors,
+      print: (msg) => io?.err(msg + '\n'),
+      ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
+    });
+    return { ok: true, rows };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Render an outcome in the requested format. */
+export function render(outcome: EvalOutcome, format: EvalRequest['format']): string {
+  if (!outcome.ok) {
+    const errs = toOutputErrors(outcome.error);
+    return format === 'json' ? errorsJSON(errs) + '\n' : errorsText(errs) + '\n';
+  }
+  switch (format) {
+    case 'json':
+      return resultJSON(outcome.rows) + '\n';
+    case 'pretty':
+      return resultPretty(outcome.rows);
+    case 'raw':
+      return resultRaw(outcome.rows);
+  }
+}
+
+/** Turn argv into a request. Throws UsageError. */
+export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
+  const args = parseArgs(argv, EVAL_FLAGS);
+  if (bool(args, 'help')) return 'help';
+  if (args.positionals.length === 0) throw new UsageError('specify query argument');
+  if (args.positionals.length > 1) throw new UsageError(`expected exactly one query argument, got ${args.positionals.length}`);
+  if (str(args, 'input') !== undefined && bool(args, 'stdin-input')) throw new UsageError('specify --input or --stdin-input, not both');
+  if (bool(args, 'fail') && bool(args, 'fail-defined')) throw new UsageError('specify --fail or --fail-defined, not both');
+  const timeout = str(args, 'timeout');
+  return {
+    query: args.positionals[0]!,
+    data: list(args, 'data'),
+    bundles: list(args, 'bundle'),
+    ...(str(args, 'input') !== undefined ? { input: str(args, 'input')! } : {}),
+    stdinInput: bool(args, 'stdin-input'),
+    format: (str(args, 'format') ?? 'json') as EvalRequest['format'],
+    v0Compatible: bool(args, 'v0-compatible'),
+    strictBuiltinErrors: bool(args, 'strict-builtin-errors'),
+    fail: bool(args, 'fail'),
+    failDefined: bool(args, 'fail-defined'),
+    ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
+  };
+}
+
+/** The `eval` command. Returns the exit code. */
+export function evalCommand(argv: string[], io: IO): number {
+  let req: EvalRequest | 'help';
+  try {
+    req = parseEvalArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS)}\n`);
+    return 2;
+  }
+  if (req === 'help') {
+    io.out(formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS) + '\n');
+    return 0;
+  }
+  const outcome = evaluate(req, io);
+  io.out(render(outcome, req.format));
+  if (!outcome.ok) return 1;
+  const defined = outcome.rows.length > 0;
+  if (req.fail && !defined) return 1;
+  if (req.failDefined && defined) return 1;
+  return 0;
+}

@@ -1,0 +1,115 @@
+// The regent command line: `regent <command> [flags] [args]`. Commands live in the
+// COMMANDS table; each takes its argv (after the command name) and an IO object and
+// returns an exit code. Later work adds its command by adding a table entry — the
+// reserved names (run, build, test, fmt, bench, capabilities, control-plane) answer
+// "not implemented yet" until then. Unknown commands print the usage, exit code 2.
+import { checkCommand } from './check.js';
+import { evalCommand } from './eval.js';
+import { parseCommand } from './parse.js';
+import type { IO } from './output.js';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type { IO };
+
+export interface Command {
+  summary: string;
+  run(argv: string[], io: IO): number | Promise<number>;
+}
+
+function notYet(name: string): Command['run'] {
+  return (_argv, io) => {
+    io.err(`regent ${name}: not implemented yet\n`);
+    return 1;
+  };
+}
+
+export const COMMANDS: Record<string, Command> = {
+  eval: { summary: 'Evaluate a Rego query', run: evalCommand },
+  parse: { summary: 'Parse Rego source file', run: parseCommand },
+  check: { summary: 'Check Rego source files', run: checkCommand },
+  version: { summary: 'Print the version of regent', run: versionCommand },
+  help: { summary: 'Help about any command', run: helpCommand },
+  // Reserved slots: replace `notYet` with the implementation.
+  run: { summary: 'Start the server (REST API)', run: notYet('run') },
+  build: { summary: 'Build a bundle', run: notYet('build') },
+  test: { summary: 'Execute Rego test cases', run: notYet('test') },
+  fmt: { summary: 'Format Rego source files', run: notYet('fmt') },
+  bench: { summary: 'Benchmark a Rego query', run: notYet('bench') },
+  capabilities: { summary: 'Print the capabilities of regent', run: notYet('capabilities') },
+  'control-plane': { summary: 'Talk to a control plane', run: notYet('control-plane') },
+};
+
+export function usage(): string {
+  const names = Object.keys(COMMANDS);
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    'Regent: a Rego policy engine compatible with Open Policy Agent.',
+    '',
+    'Usage:',
+    '  regent <command> [flags] [args]',
+    '',
+    'Commands:',
+    ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n]!.summary}`),
+    '',
+    'Use "regent <command> --help" for more information about a command.',
+  ].join('\n');
+}
+
+function helpCommand(argv: string[], io: IO): number | Promise<number> {
+  const name = argv[0];
+  if (name && COMMANDS[name] && name !== 'help') return COMMANDS[name].run(['--help'], io);
+  io.out(usage() + '\n');
+  return 0;
+}
+
+export function version(): string {
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    for (const p of [join(here, '..', 'package.json'), join(here, '..', '..', 'package.json')]) {
+      try {
+        const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
+        if (pkg.name === 'regent' && pkg.version) return pkg.version;
+      } catch {
+        // try the next candidate
+      }
+    }
+  } catch {
+    // fall through
+  }
+  return 'unknown';
+}
+
+function versionCommand(_argv: string[], io: IO): number {
+  io.out(`Version: ${version()}\n`);
+  return 0;
+}
+
+/** IO bound to the process streams. */
+export const processIO: IO = {
+  out: (s) => void process.stdout.write(s),
+  err: (s) => void process.stderr.write(s),
+  stdin: () => readFileSync(0, 'utf8'),
+};
+
+/** Dispatch argv (without `node` and the script) to a command; returns the exit code. */
+export async function main(argv: string[], io: IO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    io[name === undefined ? 'err' : 'out'](usage() + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') return versionCommand(rest, io);
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    io.err(`Error: unknown command "${name}" for "regent"\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (e) {
+    io.err(`regent ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 3;
+  }
+}

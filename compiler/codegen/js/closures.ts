@@ -1,0 +1,452 @@
+// The JS back end: IR statements, expressions and patterns become closures.
+// A block compiles back to front, each statement wrapping its continuation, so a
+// body runs as nested calls and backtracking is the return path. No source text
+// is generated: user values only ever live in closure variables.
+import type { Block, Expr, Pattern, Stmt, WithMod } from '../../ir/ir.js';
+import type { Location } from '../../source/location.js';
+import type { Value } from '../../../runtime/value/value.js';
+import type { RuntimeScope } from '../../../runtime/scope.js';
+import type { EvalContext } from '../../../runtime/eval/context.js';
+import type { BuiltinDef } from '../../../runtime/builtins/types.js';
+import type { E, K, P, Slots } from './types.js';
+
+/** Rule-level operations the closures call back into (see program.ts). */
+export interface ProgramOps {
+  evalGroup(id: number, c: EvalContext): Value | undefined;
+  vdoc(node: number, c: EvalContext): Value | undefined;
+  vdocKey(node: number, key: Value, c: EvalContext): Value | undefined;
+  callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined;
+  callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined;
+}
+
+const STOP: K = () => true;
+
+export class ClosureCompiler {
+  constructor(
+    readonly rt: RuntimeScope,
+    readonly ops: ProgramOps,
+  ) {}
+
+  block(stmts: Block, k: K): K {
+    let next = k;
+    for (let i = stmts.length - 1; i >= 0; i--) next = this.stmt(stmts[i]!, next);
+    return next;
+  }
+
+  stmt(s: Stmt, next: K): K {
+    const rt = this.rt;
+    switch (s.k) {
+      case 'let': {
+        const e = this.expr(s.expr);
+        const slot = s.slot;
+        return (f, c) => {
+          const v = e(f, c);
+          if (v === undefined) return false;
+          f[slot] = v;
+          return next(f, c);
+        };
+      }
+      case 'test': {
+        const e = this.expr(s.expr);
+        return (f, c) => {
+          const v = e(f, c);
+          return v === undefined || v === false ? false : next(f, c);
+        };
+      }
+      case 'capture': {
+        const e = this.expr(s.expr);
+        return (f, c) => {
+          f[s.slot] = e(f, c);
+          return next(f, c);
+        };
+      }
+      case 'equal': {
+        const a = this.expr(s.a);
+        const b = this.expr(s.b);
+        return (f, c) => {
+          const x = a(f, c);
+          if (x === undefined) return false;
+          const y = b(f, c);
+          return y !== undefined && rt.equal(x, y) ? next(f, c) : false;
+        };
+      }
+      case 'match': {
+        const e = this.expr(s.expr);
+        const p = this.pattern(s.pattern);
+        return (f, c) => {
+          const v = e(f, c);
+          return v !== undefined && p(v, f, c) ? next(f, c) : false;
+        };
+      }
+      case 'scan':
+        return this.scan(s, next);
+      case 'relation': {
+        const def = this.builtin(s.name, s.loc);
+        const args = s.args.map((a) => this.expr(a));
+        const out = this.pattern(s.out);
+        return (f, c) => {
+          const vals = this.evalArgs(args, f, c);
+          if (vals === undefined) return false;
+          const results = this.invoke(def, s.name, vals, c, s.loc);
+          if (!Array.isArray(results)) return false;
+          for (const r of results) {
+            c.tick();
+            if (out(r, f, c) && next(f, c)) return true;
+          }
+          return false;
+        };
+      }
+      case 'not': {
+        const inner = this.block(s.body, STOP);
+        return (f, c) => (inner(f, c) ? false : next(f, c));
+      }
+      case 'every':
+        return this.every(s, next);
+      case 'with':
+        return this.with(s.mods, s.body, next);
+      case 'print': {
+        const args = s.args.map((a) => this.expr(a));
+        return (f, c) => {
+          const parts = args.map((a) => rt.templateText(a(f, c)));
+          c.builtins.print(parts.join(' '));
+          return next(f, c);
+        };
+      }
+    }
+  }
+
+  private scan(s: Stmt & { k: 'scan' }, next: K): K {
+    const rt = this.rt;
+    const src = this.expr(s.source);
+    if (s.key.k === 'value') {
+      // A bound key: a lookup, not an iteration.
+      const key = this.expr(s.key.expr);
+      const pv = this.pattern(s.value);
+      return (f, c) => {
+        const o = src(f, c);
+        const k = key(f, c);
+        if (o === undefined || k === undefined) return false;
+        const v = rt.dot(o, k);
+        return v !== undefined && pv(v, f, c) ? next(f, c) : false;
+      };
+    }
+    const pk = this.pattern(s.key);
+    const pv = this.pattern(s.value);
+    const kslot = s.key.k === 'bind' ? s.key.slot : -1;
+    const vslot = s.value.k === 'bind' ? s.value.slot : -1;
+    if (kslot >= 0 || s.key.k === 'wild') {
+      if (vslot >= 0) {
+        return (f, c) => {
+          const o = src(f, c);
+          if (o === undefined || o === null || typeof o !== 'object') return false;
+          if (Array.isArray(o)) {
+            for (let i = 0; i < o.length; i++) {
+              c.tick();
+              if (kslot >= 0) f[kslot] = i;
+              f[vslot] = o[i];
+              if (next(f, c)) return true;
+            }
+            return false;
+          }
+          return rt.forEachMember(o, (k, v) => {
+            c.tick();
+            if (kslot >= 0) f[kslot] = k;
+            f[vslot] = v;
+            return next(f, c);
+          });
+        };
+      }
+    }
+    return (f, c) =>
+      rt.forEachMember(src(f, c), (k, v) => {
+        c.tick();
+        return pk(k, f, c) && pv(v, f, c) && next(f, c);
+      });
+  }
+
+  private every(s: Stmt & { k: 'every' }, next: K): K {
+    const rt = this.rt;
+    const dom = this.expr(s.domain);
+    const pk = this.pattern(s.key);
+    const pv = this.pattern(s.value);
+    const inner = this.block(s.body, STOP);
+    return (f, c) => {
+      const d = dom(f, c);
+      if (d === undefined) return false;
+      const failed = rt.forEachMember(d, (k, v) => {
+        c.tick();
+        if (!pk(k, f, c) || !pv(v, f, c)) return true;
+        return !inner(f, c);
+      });
+      return failed ? false : next(f, c);
+    };
+  }
+
+  private with(mods: WithMod[], body: Block, next: K): K {
+    const rt = this.rt;
+    const inner = this.block(body, (f, c) => next(f, c.parent!));
+    const compiled = mods.map((m) => {
+      if (m.k === 'function') {
+        const v = m.value;
+        if ('k' in v && v.k === 'fnref') {
+          const target = v;
+          return { m, value: undefined, fn: target };
+        }
+        return { m, value: this.expr(v as Expr), fn: undefined };
+      }
+      return { m, value: this.expr(m.value), fn: undefined };
+    });
+    return (f, c) => {
+      const nc = c.derive();
+      for (const { m, value, fn } of compiled) {
+        if (m.k === 'function') {
+          const map = new Map(nc.fnOverrides ?? []);
+          if (fn) map.set(m.name, fn.group !== undefined ? { kind: 'group', group: fn.group } : { kind: 'builtin', name: fn.name });
+          else {
+            const v = value!(f, c);
+            if (v === undefined) return false;
+            map.set(m.name, { kind: 'value', value: v });
+          }
+          nc.fnOverrides = map;
+          continue;
+        }
+        const v = value!(f, c);
+        if (v === undefined) return false;
+        if (m.k === 'input') nc.input = m.path.length === 0 ? v : rt.setPath(nc.input, m.path, v);
+        else {
+          nc.data = rt.setPath(nc.data, m.path, v);
+          nc.dataOverrides = [...(nc.dataOverrides ?? []), { path: m.path, value: v }];
+        }
+      }
+      return inner(f, nc);
+    };
+  }
+
+  pattern(p: Pattern): P {
+    const rt = this.rt;
+    switch (p.k) {
+      case 'bind': {
+        const slot = p.slot;
+        return (v, f) => {
+          f[slot] = v;
+          return true;
+        };
+      }
+      case 'wild':
+        return () => true;
+      case 'value': {
+        const e = this.expr(p.expr);
+        return (v, f, c) => {
+          const w = e(f, c);
+          return w !== undefined && rt.equal(v, w);
+        };
+      }
+      case 'array': {
+        const items = p.items.map((x) => this.pattern(x));
+        const n = items.length;
+        return (v, f, c) => {
+          if (!Array.isArray(v) || v.length !== n) return false;
+          for (let i = 0; i < n; i++) if (!items[i]!(v[i]!, f, c)) return false;
+          return true;
+        };
+      }
+      case 'object': {
+        const entries = p.entries.map(([k, x]) => [this.expr(k), this.pattern(x)] as const);
+        const n = entries.length;
+        return (v, f, c) => {
+          if (!(v instanceof rt.RObject) || v.size !== n) return false;
+          for (const [ke, pe] of entries) {
+            const k = ke(f, c);
+            const x = k === undefined ? undefined : v.get(k);
+            if (x === undefined || !pe(x, f, c)) return false;
+          }
+          return true;
+        };
+      }
+    }
+  }
+
+  expr(e: Expr): E {
+    const rt = this.rt;
+    switch (e.k) {
+      case 'const': {
+        const v = e.value;
+        return () => v;
+      }
+      case 'local': {
+        const slot = e.slot;
+        return (f) => f[slot];
+      }
+      case 'input':
+        return (_f, c) => c.input;
+      case 'base': {
+        const path = e.path;
+        return (_f, c) => rt.dig(c.data, path);
+      }
+      case 'rule': {
+        const id = e.group;
+        return (_f, c) => this.ops.evalGroup(id, c);
+      }
+      case 'vdoc': {
+        const id = e.node;
+        return (_f, c) => this.ops.vdoc(id, c);
+      }
+      case 'vdocdot': {
+        const id = e.node;
+        const key = this.expr(e.key);
+        return (f, c) => {
+          const k = key(f, c);
+          return k === undefined ? undefined : this.ops.vdocKey(id, k, c);
+        };
+      }
+      case 'dot': {
+        const base = this.expr(e.base);
+        if (e.key.k === 'const' && typeof e.key.value === 'string') {
+          const key = e.key.value;
+          return (f, c) => {
+            const o = base(f, c);
+            return o instanceof rt.RObject ? o.getStr(key) : rt.dot(o, key);
+          };
+        }
+        const key = this.expr(e.key);
+        return (f, c) => {
+          const o = base(f, c);
+          if (o === undefined) return undefined;
+          const k = key(f, c);
+          return k === undefined ? undefined : rt.dot(o, k);
+        };
+      }
+      case 'call':
+        return this.call(e.name, e.args, e.loc);
+      case 'callfn': {
+        const args = e.args.map((a) => this.expr(a));
+        const id = e.group;
+        return (f, c) => {
+          const vals = this.evalArgs(args, f, c);
+          return vals === undefined ? undefined : this.ops.callFunction(id, vals, c, e.loc);
+        };
+      }
+      case 'array': {
+        const items = e.items.map((x) => this.expr(x));
+        return (f, c) => this.evalArgs(items, f, c);
+      }
+      case 'set': {
+        const items = e.items.map((x) => this.expr(x));
+        return (f, c) => {
+          const vals = this.evalArgs(items, f, c);
+          return vals === undefined ? undefined : rt.RSet.of(vals);
+        };
+      }
+      case 'object': {
+        const entries = e.entries.map(([k, v]) => [this.expr(k), this.expr(v)] as const);
+        return (f, c) => {
+          const o = new rt.RObject();
+          for (const [ke, ve] of entries) {
+            const k = ke(f, c);
+            const v = ve(f, c);
+            if (k === undefined || v === undefined) return undefined;
+            const prev = o.get(k);
+            if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
+            o.set(k, v);
+          }
+          return o;
+        };
+      }
+      case 'compr':
+        return this.comprehension(e);
+      case 'template': {
+        const parts = e.parts.map((p) => (typeof p === 'string' ? p : this.expr(p)));
+        return (f, c) => {
+          let s = '';
+          for (const p of parts) s += typeof p === 'string' ? p : rt.templateText(p(f, c));
+          return s;
+        };
+      }
+    }
+  }
+
+  private comprehension(e: Expr & { k: 'compr' }): E {
+    const rt = this.rt;
+    const head = this.expr(e.head);
+    const key = e.key ? this.expr(e.key) : undefined;
+    let acc: Value[] | undefined;
+    let obj: InstanceType<RuntimeScope['RObject']> | undefined;
+    const collect: K =
+      e.kind === 'object'
+        ? (f, c) => {
+            const k = key!(f, c);
+            const v = head(f, c);
+            if (k === undefined || v === undefined) return false;
+            const prev = obj!.get(k);
+            if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
+            obj!.set(k, v);
+            return false;
+          }
+        : (f, c) => {
+            const v = head(f, c);
+            if (v !== undefined) acc!.push(v);
+            return false;
+          };
+    const body = this.block(e.body, collect);
+    if (e.kind === 'object') {
+      return (f, c) => {
+        const saved = obj;
+        obj = new rt.RObject();
+        try {
+          body(f, c);
+          return obj;
+        } finally {
+          obj = saved;
+        }
+      };
+    }
+    const asSet = e.kind === 'set';
+    return (f, c) => {
+      const saved = acc;
+      acc = [];
+      try {
+        body(f, c);
+        return asSet ? rt.RSet.of(acc) : acc;
+      } finally {
+        acc = saved;
+      }
+    };
+  }
+
+  private call(name: string, argExprs: Expr[], loc: Location): E {
+    const def = this.builtin(name, loc);
+    const args = argExprs.map((a) => this.expr(a));
+    return (f, c) => {
+      const vals = this.evalArgs(args, f, c);
+      if (vals === undefined) return undefined;
+      if (c.fnOverrides !== undefined && c.fnOverrides.has(name)) return this.ops.callByName(name, vals, c, loc);
+      return this.invoke(def, name, vals, c, loc);
+    };
+  }
+
+  builtin(name: string, loc: Location): BuiltinDef {
+    const def = this.rt.getBuiltin(name);
+    if (!def) throw new this.rt.EvalError('eval_builtin_error', `undefined builtin ${name}`, loc);
+    return def;
+  }
+
+  invoke(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: Location): Value | undefined {
+    try {
+      return this.rt.callBuiltin(def, vals, c.builtins);
+    } catch (err) {
+      if (err instanceof this.rt.BuiltinCallError) throw new this.rt.EvalError(err.code, err.message, loc);
+      if (err instanceof RangeError) throw new this.rt.EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
+      throw err;
+    }
+  }
+
+  evalArgs(args: E[], f: Slots, c: EvalContext): Value[] | undefined {
+    const out = new Array<Value>(args.length);
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!(f, c);
+      if (v === undefined) return undefined;
+      out[i] = v;
+    }
+    return out;
+  }
+}

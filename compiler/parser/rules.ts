@@ -1,0 +1,259 @@
+// Rule productions: heads (`p`, `a.b[x]`, `f(x)`, `contains`, `=`/`:=`), bodies
+// (`if {…}`, `if expr`, v0 `{…}`), `default`, `else` chains, v0 chained bodies
+// `p {…} {…}`, and the Rego v1 syntax checks OPA applies after parsing.
+import type { Body, Rule, RuleHead, Term } from '../ast/nodes.js';
+import { formatTerm } from '../ast/print.js';
+import { T } from '../lexer/token-kinds.js';
+import { parseBody, parseLiteral, parseTermInfixCall } from './expressions.js';
+import type { Parser, RuleSyntax } from './parser.js';
+import { parseRef, parseVar } from './terms.js';
+
+/** Statement = Rule | a non-rule literal (reported with OPA's rule-conversion errors). */
+export function parseStatement(p: Parser): Rule[] {
+  if (p.tok() === T.Ident || p.tok() === T.Default || p.keywordAsRef()) return parseRules(p);
+  const start = p.lx.start;
+  const e = parseLiteral(p);
+  let what = 'expression';
+  if (e.negated) throw p.errorAt('negated expressions cannot be used for rule head', start);
+  if (e.body.type === 'some' || e.body.type === 'somein') throw p.errorAt("'some' declarations cannot be used for rule head", start);
+  if (e.body.type === 'term' && e.body.term.kind !== 'call') what = e.body.term.kind;
+  throw p.errorAt(`${what} cannot be used for rule name`, start);
+}
+
+function headName(ref: Term[]): string {
+  if (ref.length === 0) return '';
+  const [head, ...path] = ref;
+  return formatTerm(path.length ? { kind: 'ref', head: head!, path, loc: head!.loc } : head!);
+}
+
+/** Rules = [ "default" ] RuleHead [ RuleBody ] { Else } | RuleHead RuleBody { "{" Body "}" } (v0). */
+export function parseRules(p: Parser): Rule[] {
+  const start = p.lx.start;
+  const loc = p.loc(start);
+  let isDefault = false;
+  if (p.tok() === T.Default && !p.keywordAsRef()) {
+    isDefault = true;
+    p.next();
+  }
+  if (p.tok() !== T.Ident && !p.keywordAsRef()) throw p.illegal('expected ident');
+  const { head, usesContains } = parseHead(p, isDefault);
+  const syn: RuleSyntax = { hasIf: false, hasContains: usesContains, hasBody: false, hasValue: head.value !== undefined || usesContains };
+
+  if (isDefault) {
+    validateDefault(p, head, start);
+    const rule: Rule = { kind: 'rule', default: true, head, body: [], loc };
+    p.syntax.set(rule, { ...syn, hasValue: true });
+    return [rule];
+  }
+
+  const hasIf = p.tok() === T.If && !p.keywordAsRef();
+  // v0 `p[x] { … }` / `p[x]`: a multi-value (partial set) rule p with key x.
+  if (!hasIf && !usesContains && !head.args && head.ref.length === 2 && head.value === undefined) {
+    head.key = head.ref[1];
+    head.ref = [head.ref[0]!];
+    head.contains = true;
+    syn.hasValue = true;
+  }
+
+  const rule: Rule = { kind: 'rule', default: false, head, body: [], loc };
+  p.syntax.set(rule, syn);
+  if (hasIf) {
+    syn.hasIf = true;
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseIfBody(p);
+  } else if (p.tok() === T.LBrace) {
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseBody(p, T.RBrace);
+    p.next();
+  } else if (usesContains || head.value !== undefined || head.contains) {
+    return [rule];
+  } else if (head.args) {
+    // `f(x)` with neither value nor body: OPA turns it into a function returning true.
+    return [rule];
+  } else if (head.ref.length > 2) {
+    return [rule];
+  } else {
+    throw p.errorAt('var cannot be used for rule name', start);
+  }
+
+  if (p.tok() === T.Else && !p.keywordAsRef()) {
+    if (head.ref.length > 1 && head.ref.slice(1).some((t) => t.kind !== 'string' && t.kind !== 'number' && t.kind !== 'boolean' && t.kind !== 'null')) {
+      throw p.errorAt('else keyword cannot be used on rules with variables in head');
+    }
+    if (head.key) throw p.errorAt('else keyword cannot be used on multi-value rules');
+    rule.else = parseElse(p, head);
+  }
+
+  const rules = [rule];
+  while (p.tok() === T.LBrace) {
+    if (rule.else) throw p.errorAt('expected else keyword');
+    const bloc = p.loc();
+    p.next();
+    const body = parseBody(p, T.RBrace);
+    p.next();
+    const next: Rule = { kind: 'rule', default: false, head: { ...head, loc: bloc }, body, loc: bloc };
+    if (head.args) next.head.args = head.args.map((a) => (a.kind === 'var' && a.wildcard ? p.genWildcard(a.loc) : a));
+    p.syntax.set(next, { ...syn, hasIf: false, hasBody: true });
+    rules.push(next);
+  }
+  return rules;
+}
+
+/** IfBody = "{" Body "}" | Literal — a leading `{` that parses as a set literal is a body. */
+function parseIfBody(p: Parser): Body {
+  const leadingBrace = p.tok() === T.LBrace;
+  if (!leadingBrace) {
+    if (p.tok() === T.EOF) throw p.illegal('rule body expected');
+    return [parseLiteral(p)];
+  }
+  const s = p.save();
+  const lit = p.attempt(() => parseLiteral(p));
+  if (lit && !(lit.body.type === 'term' && lit.body.term.kind === 'set' && lit.with.length === 0)) {
+    // A braced single literal that is not a set, e.g. `p if {}` or `p if {"a": 1}`:
+    // OPA reads it as one expression. Prefer a body when it also parses as one.
+    if (lit.body.type === 'term' && lit.body.term.kind === 'object' && lit.body.term.entries.length === 0) {
+      throw p.errorAt('found empty body', s.lx.start);
+    }
+    return [lit];
+  }
+  p.restore(s);
+  p.next();
+  const body = parseBody(p, T.RBrace);
+  p.next();
+  return body;
+}
+
+/** RuleHead = Name { RefSuffix } [ "(" Args ")" ] ( "contains" Term | [ ( "=" | ":=" ) Term ] ). */
+export function parseHead(p: Parser, isDefault: boolean): { head: RuleHead; usesContains: boolean } {
+  const start = p.lx.start;
+  const loc = p.loc(start);
+  let term: Term = parseVar(p);
+  const t = p.tok();
+  if (t === T.Add || t === T.Sub || t === T.Mul || t === T.Quo || t === T.Rem || t === T.And || t === T.Or ||
+    t === T.Equal || t === T.Neq || t === T.Gt || t === T.Gte || t === T.Lt || t === T.Lte) {
+    throw p.illegal();
+  }
+  if (t === T.Dot || t === T.LBrack || t === T.LParen) {
+    // whitespace between the name and the first suffix is tolerated in heads
+    p.lx.wsBefore = false;
+    term = parseRef(p, term);
+  }
+  const head: RuleHead = { ref: [], assign: false, contains: false, loc };
+  switch (term.kind) {
+    case 'var': head.ref = [term]; break;
+    case 'ref': head.ref = [term.head, ...term.path]; break;
+    case 'call':
+      head.ref = term.op.kind === 'var' ? [term.op] : [term.op.head, ...term.op.path];
+      head.args = term.args;
+      break;
+    default:
+      throw p.errorAt('expected rule head name', start);
+  }
+  if (head.ref[0]!.kind !== 'var') throw p.errorAt(`rule head ref ${headName(head.ref)} invalid`, start);
+  switch (p.tok()) {
+    case T.Contains:
+      if (head.args) throw p.illegal(`the contains keyword can only be used with multi-value rule definitions (e.g., ${headName(head.ref)} contains <VALUE> { ... })`);
+      p.next();
+      head.key = parseTermInfixCall(p);
+      head.contains = true;
+      return { head, usesContains: true };
+    case T.Unify:
+      p.next();
+      if (p.tok() === T.EOF) throw p.illegal(`expected rule value term (e.g., ${headName(head.ref)}[${headName(head.ref)}] = <VALUE> { ... })`);
+      head.value = parseTermInfixCall(p);
+      break;
+    case T.Assign:
+      p.next();
+      head.assign = true;
+      if (p.tok() === T.EOF) {
+        if (head.args) throw p.illegal(`expected function value term (e.g., ${headName(head.ref)}(...) := <VALUE> { ... })`);
+        if (isDefault) throw p.illegal(`expected default rule value term (e.g., default ${headName(head.ref)} := <VALUE>)`);
+        throw p.illegal(`expected rule value term (e.g., ${headName(head.ref)} := <VALUE> { ... })`);
+      }
+      head.value = parseTermInfixCall(p);
+      break;
+  }
+  return { head, usesContains: false };
+}
+
+/** Else = "else" [ ( "=" | ":=" ) Term ] [ "if" ] [ "{" Body "}" | Literal ] [ Else ]. */
+function parseElse(p: Parser, head: RuleHead): Rule {
+  const loc = p.loc();
+  const elseHead: RuleHead = { ref: head.ref, assign: false, contains: false, loc };
+  if (head.args) elseHead.args = head.args.map((a) => (a.kind === 'var' && a.wildcard ? p.genWildcard(a.loc) : a));
+  p.next();
+  const syn: RuleSyntax = { hasIf: false, hasContains: false, hasBody: false, hasValue: false };
+  if (p.tok() === T.Assign || p.tok() === T.Unify) {
+    elseHead.assign = p.tok() === T.Assign;
+    p.next();
+    elseHead.value = parseTermInfixCall(p);
+    syn.hasValue = true;
+  } else if (p.tok() !== T.LBrace && p.tok() !== T.If) {
+    throw p.illegal('expected else value term or rule body');
+  }
+  const rule: Rule = { kind: 'rule', default: false, head: elseHead, body: [], loc };
+  p.syntax.set(rule, syn);
+  if (p.tok() === T.If) {
+    syn.hasIf = true;
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseIfBody(p);
+  } else if (p.tok() === T.LBrace) {
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseBody(p, T.RBrace);
+    p.next();
+  }
+  if (p.tok() === T.Else && !p.keywordAsRef()) rule.else = parseElse(p, head);
+  return rule;
+}
+
+function validateDefault(p: Parser, head: RuleHead, start: number): void {
+  if (head.value === undefined) throw p.errorAt('illegal default rule (must have a value)', start);
+  const bad = findNonGround(head.value);
+  if (bad) throw p.errorAt(`illegal default rule (value cannot contain ${bad})`, start);
+  if (head.args) {
+    const seen = new Set<string>();
+    for (const a of head.args) {
+      if (a.kind !== 'var') throw p.errorAt(`illegal default rule (arguments cannot contain ${a.kind})`, start);
+      if (seen.has(a.name)) throw p.errorAt(`illegal default rule (arguments cannot be repeated ${a.name})`, start);
+      seen.add(a.name);
+    }
+  }
+}
+
+function findNonGround(t: Term): string | undefined {
+  switch (t.kind) {
+    case 'var': return 'var';
+    case 'ref': return 'ref';
+    case 'call': return 'call';
+    case 'array': case 'set':
+      for (const x of t.items) { const r = findNonGround(x); if (r) return r; }
+      return undefined;
+    case 'object':
+      for (const [k, v] of t.entries) { const r = findNonGround(k) ?? findNonGround(v); if (r) return r; }
+      return undefined;
+    case 'template':
+      for (const x of t.parts) if (typeof x !== 'string') { const r = findNonGround(x); if (r) return r; }
+      return undefined;
+    default: return undefined;
+  }
+}
+
+/** OPA's Rego v1 checks: `if` before bodies, `contains` for multi-value rules, values assigned. */
+export function checkRegoV1(p: Parser, rule: Rule): void {
+  for (let r: Rule | undefined = rule; r; r = r.else) {
+    const syn = p.syntax.get(r);
+    if (!syn || r.default) continue;
+    const kind = r.head.args ? 'function' : 'rule';
+    if (!syn.hasBody && !syn.hasValue && r.head.value === undefined) {
+      p.report(`${kind} must have value assigned`, r.loc.offset);
+    }
+    if (syn.hasBody && !syn.hasIf) p.report(`\`if\` keyword is required before ${kind} body`, r.loc.offset);
+    if (r.head.contains && !syn.hasContains) {
+      p.report('`contains` keyword is required for partial set rules', r.loc.offset);
+    }
+  }
+}

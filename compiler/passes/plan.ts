@@ -1,0 +1,29 @@
+// Pass `plan`: every rule group becomes IR (see ir/ir.ts). Safety ordering, local
+// variable slots and builtin arity checks happen here, group by group; errors are
+// collected so one bad rule does not hide the others.
+import { RegoError } from '../source/diagnostics.js';
+import { PlanContext } from '../plan/context.js';
+import { planGroup } from '../plan/rules.js';
+import type { RuleGroup } from '../ir/ir.js';
+import type { Pass } from './pass.js';
+import { listIR } from '../ir/listing.js';
+
+export const plan: Pass = {
+  name: 'plan',
+  run(state) {
+    const tree = state.tree!;
+    const ctx = new PlanContext(tree);
+    const groups: RuleGroup[] = [];
+    for (const g of tree.groups) {
+      try {
+        groups.push(planGroup(ctx, g));
+      } catch (e) {
+        if (e instanceof RegoError) state.errors.push(e);
+        else throw e;
+        groups.push({ id: g.id, kind: g.kind, path: g.path, defs: [], node: g.node });
+      }
+    }
+    state.ir = { groups, nodes: tree.nodes };
+  },
+  dump: (state) => (state.ir ? listIR(state.ir) : ''),
+};

@@ -1,0 +1,234 @@
+// Body planning: declare a body's variables, order its expressions for safety,
+// and emit IR statements for each (see ir/ir.ts). Terms become value expressions
+// (terms.ts); unification becomes let/equal/match statements (unify.ts).
+import type { Body, Expr, Term, VarTerm } from '../ast/nodes.js';
+import type { Block, Stmt, WithMod } from '../ir/ir.js';
+import { RegoError } from '../source/diagnostics.js';
+import { refName } from '../ast/transform.js';
+import { Analyzer, isAssign, isEq, namesIn } from './analyze.js';
+import type { Scope } from './scope.js';
+import { directVars } from './scope.js';
+import type { PlanContext } from './context.js';
+import { TermPlanner } from './terms.js';
+
+export class BodyPlanner {
+  constructor(readonly ctx: PlanContext) {}
+
+  /** Plan a body in `scope`; `bound` holds slots bound on entry and grows. */
+  planBody(body: Body, scope: Scope, bound: Set<number>, capture?: (i: number, e: Expr, out: Block) => void): Block {
+    declareBody(body, scope, (t) => this.isFunctionName(t));
+    const analyzer = new Analyzer(scope, (op) => this.ctx.callInfo(op));
+    const order = this.schedule(body, analyzer, bound);
+    const out: Block = [];
+    for (const i of order) {
+      const e = body[i]!;
+      this.planExpr(e, scope, bound, out);
+      capture?.(i, e, out);
+    }
+    return out;
+  }
+
+  private schedule(body: Body, analyzer: Analyzer, bound: Set<number>): number[] {
+    const remaining = body.map((_, i) => i);
+    const order: number[] = [];
+    const B = new Set(bound);
+    while (remaining.length > 0) {
+      let picked = -1;
+      for (let j = 0; j < remaining.length; j++) {
+        const a = analyzer.analyze(body[remaining[j]!]!, B);
+        if ([...a.needs].every((s) => B.has(s))) {
+          picked = j;
+          a.outs.forEach((s) => B.add(s));
+          break;
+        }
+      }
+      if (picked < 0) {
+        this.reportUnsafe(body, remaining, analyzer, B);
+        return order.concat(remaining);
+      }
+      order.push(remaining[picked]!);
+      remaining.splice(picked, 1);
+    }
+    return order;
+  }
+
+  private reportUnsafe(body: Body, remaining: number[], analyzer: Analyzer, B: Set<number>): void {
+    const seen = new Set<string>();
+    for (const i of remaining) {
+      const e = body[i]!;
+      const a = analyzer.analyze(e, B);
+      for (const s of a.needs) {
+        if (B.has(s)) continue;
+        const name = analyzer.scope.layout.names[s]!;
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const display = name.startsWith('$') ? '_' : name;
+        throw new RegoError('rego_unsafe_var_error', `var ${display} is unsafe`, e.loc);
+      }
+    }
+    throw new RegoError('rego_unsafe_var_error', 'expression is unsafe', body[remaining[0]!]!.loc);
+  }
+
+  /** Emit one expression's statements into `out`. */
+  planExpr(e: Expr, scope: Scope, bound: Set<number>, out: Block): void {
+    if (e.with.length > 0) {
+      const mods = e.with.map((w) => this.planWith(w.target, w.value, scope, bound, out));
+      const inner: Block = [];
+      this.planExprCore({ ...e, with: [] }, scope, bound, inner);
+      out.push({ k: 'with', mods, body: inner, loc: e.loc });
+      return;
+    }
+    this.planExprCore(e, scope, bound, out);
+  }
+
+  private planExprCore(e: Expr, scope: Scope, bound: Set<number>, out: Block): void {
+    if (e.negated) {
+      const inner: Block = [];
+      const innerBound = new Set(bound);
+      this.planPositive(e, scope, innerBound, inner);
+      out.push({ k: 'not', body: inner });
+      return;
+    }
+    this.planPositive(e, scope, bound, out);
+  }
+
+  private planPositive(e: Expr, scope: Scope, bound: Set<number>, out: Block): void {
+    const terms = new TermPlanner(this, scope, bound);
+    const b = e.body;
+    switch (b.type) {
+      case 'some':
+        return;
+      case 'somein': {
+        const src = terms.value(b.collection, out);
+        const key = b.key ? terms.pattern(b.key, out) : ({ k: 'wild' } as const);
+        const value = terms.pattern(b.value, out);
+        out.push({ k: 'scan', source: src, key, value, loc: e.loc });
+        return;
+      }
+      case 'every': {
+        const domain = terms.value(b.domain, out);
+        const child = scope.child();
+        const kslot = b.key ? child.declare(b.key.name) : undefined;
+        const vslot = child.declare(b.value.name);
+        const innerBound = new Set(bound);
+        if (kslot !== undefined) innerBound.add(kslot);
+        innerBound.add(vslot);
+        const body = this.planBody(b.body, child, innerBound);
+        out.push({
+          k: 'every',
+          domain,
+          key: kslot !== undefined ? { k: 'bind', slot: kslot } : { k: 'wild' },
+          value: { k: 'bind', slot: vslot },
+          body,
+          loc: e.loc,
+        });
+        return;
+      }
+      case 'term':
+        return this.planTermExpr(b.term, terms, out, e);
+    }
+  }
+
+  private planTermExpr(t: Term, terms: TermPlanner, out: Block, e: Expr): void {
+    if (t.kind === 'call' && (isEq(t) || isAssign(t)) && t.args.length === 2) {
+      terms.unify(t.args[0]!, t.args[1]!, out, e.loc);
+      return;
+    }
+    if (t.kind === 'call') {
+      const name = refName(t.op);
+      if (name === 'print' || name === 'internal.print') {
+        out.push({ k: 'print', args: t.args.map((a) => terms.valueOrUndefined(a, out)), loc: t.loc });
+        return;
+      }
+      const info = this.ctx.callInfo(t.op);
+      if (info && !info.variadic && t.args.length === info.arity + 1) {
+        const call = { ...t, args: t.args.slice(0, info.arity) };
+        const outTerm = t.args[info.arity]!;
+        if (info.relation) {
+          const args = call.args.map((a) => terms.value(a, out));
+          out.push({ k: 'relation', name: name!, args, out: terms.pattern(outTerm, out), loc: t.loc });
+          return;
+        }
+        terms.unifyWithExpr(outTerm, terms.value(call, out), out);
+        return;
+      }
+    }
+    out.push({ k: 'test', expr: terms.value(t, out) });
+  }
+
+  /** True for a with-value that names a builtin or function rather than a variable. */
+  isFunctionName(t: Term): boolean {
+    const name = refName(t);
+    if (!name || (t.kind !== 'var' && t.kind !== 'ref')) return false;
+    if (name.startsWith('data.')) return this.ctx.groupAt(name.split('.').slice(1))?.kind === 'function';
+    return this.ctx.isBuiltin(name);
+  }
+
+  private planWith(target: Term, value: Term, scope: Scope, bound: Set<number>, out: Block): WithMod {
+    const terms = new TermPlanner(this, scope, bound);
+    const path = withPath(target);
+    if (path && path[0] === 'input') return { k: 'input', path: path.slice(1), value: terms.value(value, out) };
+    if (path && path[0] === 'data') {
+      const group = this.ctx.groupAt(path.slice(1));
+      if (group?.kind === 'function') return { k: 'function', name: path.join('.'), value: this.fnValue(value, terms, out) };
+      return { k: 'data', path: path.slice(1), value: terms.value(value, out) };
+    }
+    const name = refName(target);
+    if (name && this.ctx.isBuiltin(name)) return { k: 'function', name, value: this.fnValue(value, terms, out) };
+    throw new RegoError(
+      'rego_compile_error',
+      `with keyword target must reference existing input, data, or a function`,
+      target.loc,
+    );
+  }
+
+  private fnValue(value: Term, terms: TermPlanner, out: Block): WithMod extends infer M ? (M extends { k: 'function'; value: infer V } ? V : never) : never {
+    const name = refName(value);
+    if (name && (value.kind === 'var' || value.kind === 'ref')) {
+      if (name.startsWith('data.')) {
+        const g = this.ctx.groupAt(name.split('.').slice(1));
+        if (g?.kind === 'function') return { k: 'fnref', name, group: g.id };
+      } else if (this.ctx.isBuiltin(name) && !terms.isLocalVar(value)) return { k: 'fnref', name };
+    }
+    return terms.value(value, out);
+  }
+}
+
+function withPath(t: Term): string[] | undefined {
+  if (t.kind === 'var') return [t.name];
+  if (t.kind !== 'ref' || t.head.kind !== 'var') return undefined;
+  const out = [t.head.name];
+  for (const p of t.path) {
+    if (p.kind !== 'string') return undefined;
+    out.push(p.value);
+  }
+  return out;
+}
+
+/** Declare a body's variables: declarations first (they shadow), then the rest. */
+export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) => boolean = () => false): void {
+  const declare = (v: VarTerm) => {
+    if (!scope.vars.has(v.name)) scope.declare(v.name);
+  };
+  for (const e of body) {
+    const b = e.body;
+    if (b.type === 'some') b.vars.forEach(declare);
+    else if (b.type === 'somein') {
+      for (const t of [b.key, b.value]) if (t) directVars(t).forEach(declare);
+    } else if (b.type === 'term' && isAssign(b.term)) directVars((b.term as { args: Term[] }).args[0]!).forEach(declare);
+  }
+  const ensure = (v: VarTerm) => {
+    if (v.wildcard) declare(v);
+    else scope.ensure(v.name);
+  };
+  for (const e of body) {
+    const b = e.body;
+    for (const w of e.with) if (!isFunctionName(w.value) || scope.lookup(refName(w.value)!) !== undefined) directVars(w.value).forEach(ensure);
+    if (b.type === 'term') directVars(b.term).forEach(ensure);
+    else if (b.type === 'somein') directVars(b.collection).forEach(ensure);
+    else if (b.type === 'every') directVars(b.domain).forEach(ensure);
+  }
+}
+
+export { namesIn };
+export type { Stmt };

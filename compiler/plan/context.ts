@@ -1,0 +1,42 @@
+// What the planner needs to know about the program: the rule tree, groups by
+// path, and builtin declarations (arity, relation) for call planning.
+import type { Term } from '../ast/nodes.js';
+import { refName } from '../ast/transform.js';
+import type { TreeNode } from '../ir/ir.js';
+import type { GroupInfo, RuleTree } from '../passes/rule-tree.js';
+import { getBuiltin } from '../../runtime/builtins/catalog.js';
+import type { CallInfo } from './analyze.js';
+
+export class PlanContext {
+  constructor(readonly tree: RuleTree) {}
+
+  node(id: number): TreeNode {
+    return this.tree.nodes[id]!;
+  }
+
+  group(id: number): GroupInfo {
+    return this.tree.groups[id]!;
+  }
+
+  groupAt(path: string[]): GroupInfo | undefined {
+    const id = this.tree.byPath.get(path.join('.'));
+    return id === undefined ? undefined : this.tree.groups[id];
+  }
+
+  isBuiltin(name: string): boolean {
+    return getBuiltin(name) !== undefined || name === 'print' || name === 'internal.print';
+  }
+
+  callInfo(op: Term): CallInfo | undefined {
+    const name = refName(op);
+    if (!name) return undefined;
+    if (name.startsWith('data.')) {
+      const g = this.groupAt(name.split('.').slice(1));
+      return g?.kind === 'function' ? { arity: g.arity ?? 0, variadic: false, relation: false } : undefined;
+    }
+    if (name === 'print' || name === 'internal.print') return { arity: 0, variadic: true, relation: false };
+    const b = getBuiltin(name);
+    if (!b) return undefined;
+    return { arity: b.decl.args.length, variadic: b.decl.variadic !== undefined, relation: b.decl.relation === true };
+  }
+}

@@ -1,0 +1,43 @@
+// Query planning: a query body becomes a QueryPlan whose statements also capture
+// each top-level expression's value, and whose user variables become the result
+// bindings (wildcards and generated variables are left out).
+import type { Body } from '../ast/nodes.js';
+import type { QueryPlan, Stmt } from '../ir/ir.js';
+import { FrameLayout, Scope } from './scope.js';
+import { BodyPlanner } from './body.js';
+import type { PlanContext } from './context.js';
+import { namesIn, exprTerms } from './analyze.js';
+
+export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryPlan {
+  const layout = new FrameLayout();
+  const scope = new Scope(layout);
+  const planner = new BodyPlanner(ctx);
+  const exprSlots = body.map(() => layout.alloc('$expr'));
+  const block = planner.planBody(body, scope, new Set(), (i, _e, out) => {
+    const last = out[out.length - 1];
+    const slot = exprSlots[i]!;
+    if (last && last.k === 'test') {
+      out.pop();
+      out.push({ k: 'let', slot, expr: last.expr }, { k: 'test', expr: { k: 'local', slot } });
+    } else out.push({ k: 'let', slot, expr: { k: 'const', value: true } } as Stmt);
+  });
+  const vars: { name: string; slot: number }[] = [];
+  const seen = new Set<string>();
+  for (const e of body) {
+    for (const t of exprTerms(e)) {
+      for (const n of namesIn(t)) {
+        if (seen.has(n) || n.startsWith('$') || n === 'input' || n === 'data') continue;
+        const slot = scope.vars.get(n);
+        if (slot === undefined) continue;
+        seen.add(n);
+        vars.push({ name: n, slot });
+      }
+    }
+  }
+  return {
+    body: block,
+    frameSize: layout.size,
+    vars,
+    exprs: body.map((e, i) => ({ slot: exprSlots[i]!, text: texts[i] ?? '', loc: e.loc })),
+  };
+}

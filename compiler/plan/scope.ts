@@ -1,0 +1,125 @@
+// Variable scopes for the planner. Every rule body, function, query, comprehension
+// and `every` body gets a Scope; all scopes of one rule share a FrameLayout, so a
+// variable is one numbered slot in the frame the closures run on.
+import type { Term, VarTerm } from '../ast/nodes.js';
+import { forEachTerm } from '../ast/transform.js';
+
+export class FrameLayout {
+  size = 0;
+  names: string[] = [];
+  alloc(name: string): number {
+    this.names.push(name);
+    return this.size++;
+  }
+}
+
+export class Scope {
+  readonly vars = new Map<string, number>();
+  constructor(
+    readonly layout: FrameLayout,
+    readonly parent?: Scope,
+  ) {}
+
+  lookup(name: string): number | undefined {
+    return this.vars.get(name) ?? this.parent?.lookup(name);
+  }
+
+  declare(name: string): number {
+    const slot = this.layout.alloc(name);
+    this.vars.set(name, slot);
+    return slot;
+  }
+
+  /** The slot for `name`: existing in this scope chain, or new in this scope. */
+  ensure(name: string): number {
+    return this.lookup(name) ?? this.declare(name);
+  }
+
+  child(): Scope {
+    return new Scope(this.layout, this);
+  }
+
+  /** A fresh anonymous slot for intermediate values. */
+  temp(): number {
+    return this.layout.alloc('$t');
+  }
+}
+
+export const ROOT_VARS = new Set(['input', 'data']);
+
+/** Var terms directly in a term: not inside comprehension bodies. */
+export function directVars(t: Term, out: VarTerm[] = []): VarTerm[] {
+  switch (t.kind) {
+    case 'var':
+      if (!ROOT_VARS.has(t.name)) out.push(t);
+      break;
+    case 'ref':
+      directVars(t.head, out);
+      t.path.forEach((p) => directVars(p, out));
+      break;
+    case 'array':
+    case 'set':
+      t.items.forEach((x) => directVars(x, out));
+      break;
+    case 'object':
+      t.entries.forEach(([k, v]) => {
+        directVars(k, out);
+        directVars(v, out);
+      });
+      break;
+    case 'call':
+      t.args.forEach((x) => directVars(x, out));
+      break;
+    case 'template':
+      t.parts.forEach((p) => typeof p !== 'string' && directVars(p, out));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/** Nested comprehension terms directly inside a term. */
+export function directComprehensions(t: Term, out: Term[] = []): Term[] {
+  forEachTermShallow(t, (x) => {
+    if (x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp') out.push(x);
+  });
+  return out;
+}
+
+function forEachTermShallow(t: Term, fn: (t: Term) => void): void {
+  fn(t);
+  switch (t.kind) {
+    case 'ref':
+      forEachTermShallow(t.head, fn);
+      t.path.forEach((p) => forEachTermShallow(p, fn));
+      break;
+    case 'array':
+    case 'set':
+      t.items.forEach((x) => forEachTermShallow(x, fn));
+      break;
+    case 'object':
+      t.entries.forEach(([k, v]) => {
+        forEachTermShallow(k, fn);
+        forEachTermShallow(v, fn);
+      });
+      break;
+    case 'call':
+      t.args.forEach((x) => forEachTermShallow(x, fn));
+      break;
+    case 'template':
+      t.parts.forEach((p) => typeof p !== 'string' && forEachTermShallow(p, fn));
+      break;
+    default:
+      break;
+  }
+}
+
+/** All var names anywhere in a term, including nested bodies. */
+export function allVarNames(t: Term): Set<string> {
+  const out = new Set<string>();
+  forEachTerm(t, (x) => {
+    if (x.kind === 'var') out.add(x.name);
+  });
+  return out;
+}

@@ -1,0 +1,124 @@
+// Compiled RE2 patterns (re2js: linear-time matching, Go regexp syntax) behind a
+// bounded LRU cache, plus Go's regexp helpers the builtins need: FindAll*-style
+// match iteration, Split, ReplaceAllString with $-expansion, and QuoteMeta.
+// Indexes are UTF-16 offsets into JS strings, which slice on code point boundaries.
+import { RE2JS } from 're2js';
+import { BuiltinError } from './errors.js';
+
+const CACHE_MAX = 256;
+const cache = new Map<string, RE2JS | Error>();
+
+/** Compile a Go-syntax pattern; parse errors become BuiltinErrors with Go's text. */
+export function compileRegex(pattern: string): RE2JS {
+  let re = cache.get(pattern);
+  if (re !== undefined) {
+    cache.delete(pattern);
+    cache.set(pattern, re);
+  } else {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (e) {
+      re = e instanceof Error ? e : new Error(String(e));
+      if (!re.message.startsWith('error parsing regexp')) re = new Error(`error parsing regexp: ${re.message}`);
+    }
+    cache.set(pattern, re);
+    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
+  }
+  if (re instanceof Error) throw new BuiltinError(re.message);
+  return re;
+}
+
+/** Go's FindAllStringSubmatchIndex(s, n): flat [start, end, g1s, g1e, …] per match (-1 = unset). */
+export function findAllIndex(re: RE2JS, s: string, n: number, submatches: boolean): number[][] {
+  if (n === 0) return [];
+  const r = re.re2();
+  const res = (submatches ? r.findAllSubmatchIndex(s, n < 0 ? -1 : n) : r.findAllIndex(s, n < 0 ? -1 : n)) as number[][] | null;
+  return res ?? [];
+}
+
+/** Go's Regexp.Split(s, -1). */
+export function regexSplit(re: RE2JS, s: string): string[] {
+  if (re.pattern().length > 0 && s.length === 0) return [''];
+  const out: string[] = [];
+  let beg = 0;
+  let end = 0;
+  for (const m of findAllIndex(re, s, -1, false)) {
+    end = m[0]!;
+    if (m[1] !== 0) out.push(s.slice(beg, end));
+    beg = m[1]!;
+  }
+  if (end !== s.length) out.push(s.slice(beg));
+  return out;
+}
+
+const isWordRune = (ch: string): boolean => /^[\p{L}\p{Nd}\p{Nl}\p{No}_]$/u.test(ch);
+
+/** Go's extract: a `$name`, `${name}` reference at the start of str. */
+function extractRef(str: string): { name: string; num: number; rest: string } | undefined {
+  if (str === '') return undefined;
+  let brace = false;
+  if (str[0] === '{') {
+    brace = true;
+    str = str.slice(1);
+  }
+  let i = 0;
+  for (const ch of str) {
+    if (!isWordRune(ch)) break;
+    i += ch.length;
+  }
+  if (i === 0) return undefined;
+  const name = str.slice(0, i);
+  if (brace) {
+    if (i >= str.length || str[i] !== '}') return undefined;
+    i++;
+  }
+  let num = /^\d+$/.test(name) && name.length <= 9 ? Number(name) : -1;
+  if (name[0] === '0' && name.length > 1) num = -1;
+  return { name, num, rest: str.slice(i) };
+}
+
+/** Go's Regexp.expand of a replacement template for one match. */
+function expand(re: RE2JS, template: string, src: string, m: number[]): string {
+  let out = '';
+  const group = (k: number): string => (2 * k + 1 < m.length && m[2 * k]! >= 0 ? src.slice(m[2 * k], m[2 * k + 1]) : '');
+  for (;;) {
+    const d = template.indexOf('$');
+    if (d < 0) break;
+    out += template.slice(0, d);
+    template = template.slice(d + 1);
+    if (template[0] === '$') {
+      out += '$';
+      template = template.slice(1);
+      continue;
+    }
+    const ref = extractRef(template);
+    if (!ref) {
+      out += '$';
+      continue;
+    }
+    template = ref.rest;
+    if (ref.num >= 0) out += group(ref.num);
+    else {
+      const idx = re.namedGroups()[ref.name];
+      if (idx !== undefined) out += group(idx);
+    }
+  }
+  return out + template;
+}
+
+/** Go's Regexp.ReplaceAllString(src, repl). */
+export function regexReplaceAll(re: RE2JS, src: string, repl: string): string {
+  const needGroups = repl.includes('$');
+  let out = '';
+  let last = 0;
+  for (const m of findAllIndex(re, src, -1, needGroups)) {
+    out += src.slice(last, m[0]) + (needGroups ? expand(re, repl, src, m) : repl);
+    last = m[1]!;
+  }
+  return out + src.slice(last);
+}
+
+/** Go's regexp.QuoteMeta. */
+export function quoteMeta(s: string): string {
+  return s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}

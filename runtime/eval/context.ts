@@ -1,0 +1,51 @@
+// The state of one evaluation: input, base data, memoized rule values, `with`
+// replacements, the builtin context, and the limits (deadline, step counter).
+// `with` derives a child context; closures always receive the context to use.
+import type { Value } from '../value/value.js';
+import type { BuiltinContext } from '../builtins/types.js';
+import { EvalError } from './errors.js';
+
+/** A replacement installed by `with` for a builtin or user function. */
+export type FunctionOverride = { kind: 'value'; value: Value } | { kind: 'builtin'; name: string } | { kind: 'group'; group: number };
+
+export interface DataOverride {
+  path: string[];
+  value: Value;
+}
+
+export const NO_VALUE = Symbol('undefined');
+export type Memo = Map<number, Value | typeof NO_VALUE>;
+
+export class EvalContext {
+  memo: Memo = new Map();
+  nodeMemo: Memo = new Map();
+  fnOverrides: Map<string, FunctionOverride> | undefined;
+  dataOverrides: DataOverride[] | undefined;
+  /** The context a `with` block returns to. */
+  parent: EvalContext | undefined;
+  steps = 0;
+
+  constructor(
+    public input: Value | undefined,
+    public data: Value,
+    readonly builtins: BuiltinContext,
+    readonly deadline: number | undefined,
+  ) {}
+
+  /** A child context for a `with` block: same limits, fresh memo. */
+  derive(): EvalContext {
+    const c = new EvalContext(this.input, this.data, this.builtins, this.deadline);
+    c.fnOverrides = this.fnOverrides;
+    c.dataOverrides = this.dataOverrides;
+    c.parent = this;
+    c.steps = this.steps;
+    return c;
+  }
+
+  /** Called in loops: enforces the deadline without reading the clock every time. */
+  tick(): void {
+    if ((++this.steps & 0x3ff) === 0 && this.deadline !== undefined && Date.now() > this.deadline) {
+      throw new EvalError('eval_cancel_error', 'caller cancelled query execution: evaluation deadline exceeded');
+    }
+  }
+}

@@ -1,0 +1,29 @@
+// The one scope object through which compiled policies reach runtime helpers.
+// The JS back end receives it at instantiation; it never imports the runtime.
+import { dot, dig, setPath, forEachMember, templateText, mergeValues } from './eval/ops.js';
+import { EvalContext, NO_VALUE } from './eval/context.js';
+import { EvalError } from './eval/errors.js';
+import { equal, compare } from './value/compare.js';
+import { RObject, RSet } from './value/collections.js';
+import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
+
+export const RUNTIME = {
+  dot,
+  dig,
+  setPath,
+  forEachMember,
+  templateText,
+  mergeValues,
+  equal,
+  compare,
+  RObject,
+  RSet,
+  getBuiltin,
+  callBuiltin,
+  BuiltinCallError,
+  EvalError,
+  EvalContext,
+  NO_VALUE,
+};
+
+export type RuntimeScope = typeof RUNTIME;

@@ -1,0 +1,230 @@
+// Running one conformance case against the compiler's public contract, judged the
+// way OPA's own runner (v1/topdown/topdown_test.go, testRun) judges it:
+//   - modules are files `test-<i>.rego`; `data` is the base document (empty when
+//     absent); `input_term` (a Rego term) wins over `input` (JSON);
+//   - want_error: an error must occur and its text (`file:row: code: message`)
+//     must contain the string; want_error_code: the error's code must match (for
+//     compile errors, any of the reported RegoErrors); any other error fails;
+//   - rows are compared as a set of binding objects, as JSON (sets → sorted arrays,
+//     non-string keys → JSON text); sort_bindings sorts array-valued bindings
+//     first; ignore_generated_vars drops compiler-generated names;
+//   - no want_result and no expected error means "undefined": no rows.
+// Nothing thrown by the engine escapes: every failure becomes a `fail` result.
+import * as regent from '../../compiler/index.js';
+import type { ResultRow } from '../../compiler/api.js';
+import type { Term } from '../../compiler/ast/nodes.js';
+import { compare, fromJS, toJS, toJSONText, type JSONValue, type Value } from '../../runtime/value/index.js';
+import type { LoadedCase } from './load.js';
+import { termToValue as localTermToValue } from './term-value.js';
+
+export type Status = 'pass' | 'fail' | 'skip';
+
+export interface CaseResult {
+  id: string;
+  folder: string;
+  file: string;
+  status: Status;
+  /** Why it failed or was skipped. */
+  reason?: string;
+  /** Canonical JSON of the expected and actual outcome (failures only). */
+  expected?: string;
+  actual?: string;
+  ms: number;
+}
+
+export interface RunOptions {
+  /** id → reason for cases not to run. */
+  skip?: Record<string, string>;
+  /** Evaluation deadline per case (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** What the engine produced: rows, or an error thrown at some stage. */
+interface Outcome {
+  rows?: ResultRow[];
+  error?: unknown;
+  stage?: 'input' | 'compile' | 'prepare' | 'eval';
+}
+
+export function runCase(c: LoadedCase, opts: RunOptions = {}): CaseResult {
+  const start = performance.now();
+  const base = { id: c.id, folder: c.folder, file: c.file };
+  const skipReason = opts.skip?.[c.id];
+  if (skipReason !== undefined) return { ...base, status: 'skip', reason: skipReason, ms: 0 };
+  let verdict: Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'>;
+  try {
+    verdict = judge(c, execute(c, opts.timeoutMs ?? 10_000));
+  } catch (e) {
+    verdict = { status: 'fail', reason: `runner error: ${describe(e)}` };
+  }
+  return { ...base, ...verdict, ms: performance.now() - start };
+}
+
+/** Run many cases; `onResult` sees each result as it completes. */
+export function runCases(cases: LoadedCase[], opts: RunOptions = {}, onResult?: (r: CaseResult) => void): CaseResult[] {
+  return cases.map((c) => {
+    const r = runCase(c, opts);
+    onResult?.(r);
+    return r;
+  });
+}
+
+function execute(c: LoadedCase, timeoutMs: number): Outcome {
+  const saved = withEnv(c.env);
+  let stage: Outcome['stage'] = 'input';
+  try {
+    const input = c.input_term !== undefined ? termValue(regent.parseTerm(c.input_term)) : c.input !== undefined ? fromJS(c.input) : undefined;
+    const data = fromJS(c.data ?? {});
+    stage = 'compile';
+    const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
+    const policy = regent.compile(files, {});
+    stage = 'prepare';
+    const prepared = policy.prepare(c.query);
+    stage = 'eval';
+    const rows = prepared.eval({
+      ...(input !== undefined ? { input } : {}),
+      data,
+      strictBuiltinErrors: c.strict_error === true,
+      deadline: Date.now() + timeoutMs,
+    });
+    return { rows };
+  } catch (error) {
+    return { error, stage };
+  } finally {
+    restoreEnv(saved);
+  }
+}
+
+/** Use the compiler's own converter when it exports one, else ours. */
+function termValue(t: Term): Value {
+  const exported = (regent as Record<string, unknown>).termToValue;
+  return typeof exported === 'function' ? (exported as (t: Term) => Value)(t) : localTermToValue(t);
+}
+
+function judge(c: LoadedCase, out: Outcome): Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'> {
+  const err = out.error;
+  const wantsError = c.want_error !== undefined || c.want_error_code !== undefined;
+  if (err !== undefined) {
+    const info = regoErrorInfo(err);
+    const actual = info ? `${out.stage} error: ${info.text}` : `${out.stage} crash: ${describe(err)}`;
+    if (!wantsError) {
+      const timeout = info?.codes.includes('eval_cancel_error') ? 'timeout: ' : '';
+      return { status: 'fail', reason: `${timeout}unexpected ${actual}`, expected: expectedText(c), actual };
+    }
+    if (!info) return { status: 'fail', reason: `engine crashed instead of raising a Rego error`, expected: expectedText(c), actual };
+    if (c.want_error !== undefined && !info.text.includes(c.want_error))
+      return { status: 'fail', reason: `error text does not contain ${JSON.stringify(c.want_error)}`, expected: expectedText(c), actual };
+    if (c.want_error_code !== undefined && !info.codes.includes(c.want_error_code))
+      return { status: 'fail', reason: `error code is not ${c.want_error_code}`, expected: expectedText(c), actual };
+  } else if (wantsError) {
+    return { status: 'fail', reason: 'expected an error, got a result', expected: expectedText(c), actual: rowsText(gotRows(c, out.rows ?? [])) };
+  }
+  if (c.want_result !== undefined || !wantsError) {
+    const want = canonicalRows(wantRows(c));
+    const got = canonicalRows(gotRows(c, out.rows ?? []));
+    if (want.join('\n') !== got.join('\n'))
+      return { status: 'fail', reason: 'unexpected result', expected: '[' + want.join(', ') + ']', actual: '[' + got.join(', ') + ']' };
+  }
+  return { status: 'pass' };
+}
+
+// ---------------------------------------------------------------- errors
+
+interface ErrorInfo {
+  codes: string[];
+  /** All error texts, one per line, as OPA's err.Error() would contain them. */
+  text: string;
+}
+
+/** Duck-typed: RegoErrors (`errors` list), RegoError or EvalError (`code`). */
+export function regoErrorInfo(e: unknown): ErrorInfo | undefined {
+  if (e === null || typeof e !== 'object') return undefined;
+  const o = e as { errors?: unknown; code?: unknown; message?: unknown };
+  if (Array.isArray(o.errors)) {
+    const errs = o.errors.map(regoErrorInfo);
+    if (errs.length === 0 || errs.some((x) => x === undefined)) return undefined;
+    const list = errs as ErrorInfo[];
+    const header = list.length === 1 ? '1 error occurred: ' : `${list.length} errors occurred:\n`;
+    return { codes: list.flatMap((x) => x.codes), text: header + list.map((x) => x.text).join('\n') };
+  }
+  if (typeof o.code === 'string' && /^(rego|eval)_/.test(o.code) && typeof o.message === 'string') return { codes: [o.code], text: String(e) };
+  return undefined;
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) {
+    const frame = e.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim();
+    return `${e.name}: ${e.message}${frame ? ` (${frame})` : ''}`;
+  }
+  return String(e);
+}
+
+// ---------------------------------------------------------------- results
+
+type Row = Record<string, JSONValue>;
+
+function wantRows(c: LoadedCase): Row[] {
+  return (c.want_result ?? []).map((r) => {
+    const row: Row = {};
+    for (const [k, v] of Object.entries(r ?? {})) row[k] = sortIf(c, toJS(fromJS(v)));
+    return row;
+  });
+}
+
+function gotRows(c: LoadedCase, rows: ResultRow[]): Row[] {
+  return rows.map((r) => {
+    const row: Row = {};
+    for (const [k, v] of Object.entries(r.bindings)) {
+      if (c.ignore_generated_vars && isGeneratedName(k)) continue;
+      row[k] = sortIf(c, toJS(v));
+    }
+    return row;
+  });
+}
+
+/** Names the compiler invents (OPA: `__localq…`; anything not a plain identifier). */
+function isGeneratedName(name: string): boolean {
+  return name.startsWith('__local') || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+}
+
+function sortIf(c: LoadedCase, v: JSONValue): JSONValue {
+  if (!c.sort_bindings || !Array.isArray(v)) return v;
+  return [...v].sort((a, b) => compare(fromJS(a), fromJS(b)));
+}
+
+/** Canonical JSON text of each row, deduplicated and sorted: a set comparison. */
+export function canonicalRows(rows: Row[]): string[] {
+  return [...new Set(rows.map((r) => toJSONText(fromJS(r))))].sort();
+}
+
+function rowsText(rows: Row[]): string {
+  return '[' + canonicalRows(rows).join(', ') + ']';
+}
+
+function expectedText(c: LoadedCase): string {
+  const parts: string[] = [];
+  if (c.want_error_code !== undefined) parts.push(`error code ${c.want_error_code}`);
+  if (c.want_error !== undefined) parts.push(`error containing ${JSON.stringify(c.want_error)}`);
+  if (c.want_result !== undefined || parts.length === 0) parts.push(`rows ${rowsText(wantRows(c))}`);
+  return parts.join('; ');
+}
+
+// ---------------------------------------------------------------- env
+
+function withEnv(env: Record<string, string> | undefined): Record<string, string | undefined> | undefined {
+  if (!env) return undefined;
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = String(v);
+  }
+  return saved;
+}
+
+function restoreEnv(saved: Record<string, string | undefined> | undefined): void {
+  if (!saved) return;
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+}
