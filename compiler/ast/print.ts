@@ -149,6 +149,7 @@ class Printer {
   }
 
   rest(): void {
+    if (this.ci < this.comments.length) this.out.push('');
     while (this.ci < this.comments.length) this.line(0, '#' + this.comments[this.ci++]!.text);
   }
 

@@ -86,7 +86,7 @@ export class Analyzer {
     const visit = (t: Term) => {
       for (const n of namesIn(t)) {
         if (declared.has(n) || ROOT_VARS.has(n)) continue;
-        const s = this.slot(n);
+        const s = this.scope.lookupVisible(n);
         if (s !== undefined) out.add(s);
       }
     };

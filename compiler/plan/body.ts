@@ -20,10 +20,15 @@ export class BodyPlanner {
     const analyzer = new Analyzer(scope, (op) => this.ctx.callInfo(op));
     const order = this.schedule(body, analyzer, bound);
     const out: Block = [];
+    try {
     for (const i of order) {
       const e = body[i]!;
+      scope.cursor = i;
       this.planExpr(e, scope, bound, out);
       capture?.(i, e, out);
+    }
+    } finally {
+      scope.cursor = Number.MAX_SAFE_INTEGER;
     }
     return out;
   }
@@ -35,6 +40,7 @@ export class BodyPlanner {
     while (remaining.length > 0) {
       let picked = -1;
       for (let j = 0; j < remaining.length; j++) {
+        analyzer.scope.cursor = remaining[j]!;
         const a = analyzer.analyze(body[remaining[j]!]!, B);
         if ([...a.needs].every((s) => B.has(s))) {
           picked = j;
@@ -207,10 +213,15 @@ function withPath(t: Term): string[] | undefined {
 
 /** Declare a body's variables: declarations first (they shadow), then the rest. */
 export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) => boolean = () => false): void {
+  let index = 0;
   const declare = (v: VarTerm) => {
-    if (!scope.vars.has(v.name)) scope.declare(v.name);
+    if (!scope.vars.has(v.name)) {
+      scope.declare(v.name);
+      if (!v.wildcard) scope.declaredAt.set(v.name, index);
+    }
   };
-  for (const e of body) {
+  for (const [i, e] of body.entries()) {
+    index = i;
     const b = e.body;
     if (b.type === 'some') b.vars.forEach(declare);
     else if (b.type === 'somein') {

@@ -15,13 +15,24 @@ export class FrameLayout {
 
 export class Scope {
   readonly vars = new Map<string, number>();
+  /** Index of the expression that declares a var with `:=` or `some`. */
+  readonly declaredAt = new Map<string, number>();
+  /** Index of the expression being planned; nested bodies see only vars declared up to it. */
+  cursor = Number.MAX_SAFE_INTEGER;
   constructor(
     readonly layout: FrameLayout,
     readonly parent?: Scope,
   ) {}
 
   lookup(name: string): number | undefined {
-    return this.vars.get(name) ?? this.parent?.lookup(name);
+    return this.vars.get(name) ?? this.parent?.lookupVisible(name);
+  }
+
+  /** Lookup from a nested body: a var declared after the current expression is not visible. */
+  lookupVisible(name: string): number | undefined {
+    const s = this.vars.get(name);
+    if (s !== undefined && (this.declaredAt.get(name) ?? -1) <= this.cursor) return s;
+    return this.parent?.lookupVisible(name);
   }
 
   declare(name: string): number {

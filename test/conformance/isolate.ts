@@ -47,7 +47,7 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
     };
 
     const spawn = (): void => {
-      const worker = new Worker(BOOT, { workerData: { entry: SELF, opts: runOpts } }); console.error('spawn');
+      const worker = new Worker(BOOT, { workerData: { entry: SELF, opts: runOpts } }); console.error('spawn'); worker.on('online', () => console.error('online')); worker.on('message', (m) => console.error('msg', m.type));
       let current = -1;
       let timer: NodeJS.Timeout | undefined;
       let dead = false;

@@ -4,7 +4,7 @@ import { workerData } from 'node:worker_threads';
 
 if (!workerData.entry.endsWith('.js')) {
   const { register } = await import('tsx/esm/api');
-  register();
+  register(); console.error('registered');
 }
 const { workerMain } = await import(workerData.entry);
-workerMain();
+console.error('booted'); workerMain();

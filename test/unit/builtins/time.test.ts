@@ -223,6 +223,15 @@ describe('time.format', () => {
     expect(call('time.format', [[0, 'UTC', 'RFC3339Nano']])).toBe('1970-01-01T00:00:00Z');
     expect(call('time.format', [[0, 'America/St_Johns', '-07:00:00 Z070000 -0700']])).toBe('-03:30:00 -033000 -0330');
   });
+  it('leaves look-alike words alone, as Go does', () => {
+    expect(call('time.format', [[t, 'UTC', 'Month Janet _2006 Mondays']])).toBe('Month Janet _2022 Fridays');
+    expect(call('time.format', [[t, 'UTC', 'no tokens here']])).toBe('no tokens here');
+  });
+  it('handles the extremes of the int64 range and LMT offsets', () => {
+    expect(call('time.format', [N('-9223372036854775808')])).toBe('1677-09-21T00:12:43.145224192Z');
+    expect(call('time.format', [[N('9223372036854775807'), 'UTC', 'RFC3339']])).toBe('2262-04-11T23:47:16Z');
+    expect(call('time.format', [[N('-5000000000000000000'), 'America/New_York', 'Z07:00:00 MST']])).toBe('-04:56:02 LMT');
+  });
   it('prints zone abbreviations', () => {
     expect(call('time.format', [[t, 'America/New_York', 'RFC1123']])).toBe('Fri, 02 Dec 2022 13:40:53 EST');
     expect(call('time.format', [[ns(1656000000), 'America/New_York', 'MST']])).toBe('EDT');

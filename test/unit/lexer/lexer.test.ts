@@ -34,7 +34,7 @@ describe('lexer', () => {
   it('recognises keywords and identifiers', () => {
     expect(kinds('package import as default else not some with null true false if contains in every foo _x1'))
       .toEqual(['package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false', 'if',
-        'contains', 'in', 'every', 'identifier', 'eof']);
+        'contains', 'in', 'every', 'identifier', 'identifier', 'eof']);
   });
 
   it('scans numbers of every form', () => {
