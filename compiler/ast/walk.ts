@@ -1,7 +1,7 @@
 // Generic AST traversal keyed by node `kind`: `children(node)` lists a node's direct
 // child nodes in source order; `walk` / `walkTerms` visit a tree depth-first.
 // Annotations and comments are not traversed (they hold no terms).
-import type { Body, Expr, Node, Rule, Term } from './nodes.js';
+import type { Body, Expr, Node, Rule, RuleHead, Term } from './nodes.js';
 
 function exprChildren(e: Expr): Node[] {
   const out: Node[] = [];
@@ -29,8 +29,22 @@ function ruleChildren(r: Rule): Node[] {
   return out;
 }
 
+function headChildren(h: RuleHead): Node[] {
+  const out: Node[] = [...h.ref];
+  if (h.args) out.push(...h.args);
+  if (h.key) out.push(h.key);
+  if (h.value) out.push(h.value);
+  return out;
+}
+
+/** The name of a node's kind (`head` for rule heads, which have no `kind`). */
+export function kindOf(n: Node): string {
+  return 'kind' in n ? n.kind : 'head';
+}
+
 /** The direct children of a node, in source order. */
 export function children(node: Node): Node[] {
+  if (!('kind' in node)) return headChildren(node);
   switch (node.kind) {
     case 'null': case 'boolean': case 'number': case 'string': case 'var':
       return [];
@@ -55,15 +69,6 @@ export function children(node: Node): Node[] {
     case 'package': return node.path;
     case 'import': return [node.path];
     case 'module': return [node.package, ...node.imports, ...node.rules];
-    default: {
-      // RuleHead has no `kind`.
-      const h = node as Extract<Node, { ref: Term[]; assign: boolean }>;
-      const out: Node[] = [...h.ref];
-      if (h.args) out.push(...h.args);
-      if (h.key) out.push(h.key);
-      if (h.value) out.push(h.value);
-      return out;
-    }
   }
 }
 

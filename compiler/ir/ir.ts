@@ -9,6 +9,7 @@
 // remaining statements run once per solution (backtracking).
 import type { Value } from '../../runtime/value/value.js';
 import type { Location } from '../source/location.js';
+import type { Expr as AstExpr, Rule as AstRule } from '../ast/nodes.js';
 
 // ---------------------------------------------------------------- expressions
 // Expressions compute one value from bound slots, or are undefined (the statement
@@ -52,7 +53,7 @@ export type Pattern =
 
 // ---------------------------------------------------------------- statements
 
-export type Stmt =
+type StmtBase =
   /** Bind a slot to a value; fails when the value is undefined. */
   | { k: 'let'; slot: number; expr: Expr }
   /** Fails when the value is undefined or `false`. */
@@ -75,6 +76,12 @@ export type Stmt =
   | { k: 'capture'; slot: number; expr: Expr }
   /** `print(...)`: formats its arguments (undefined ones too) and emits them. */
   | { k: 'print'; args: Expr[]; loc: Location };
+
+/**
+ * The source of a statement: the first statement planned for each body
+ * expression carries that expression (`src`), for traces and explanations.
+ */
+export type Stmt = StmtBase & { src?: AstExpr };
 
 export type Block = Stmt[];
 
@@ -101,6 +108,8 @@ export interface RuleDef {
   else?: RuleDef;
   frameSize: number;
   loc: Location;
+  /** The rule this definition was planned from (for traces). */
+  src?: AstRule;
 }
 
 export interface RuleGroup {

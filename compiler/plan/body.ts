@@ -24,7 +24,9 @@ export class BodyPlanner {
     for (const i of order) {
       const e = body[i]!;
       scope.cursor = i;
+      const start = out.length;
       this.planExpr(e, scope, bound, out);
+      if (out.length > start) out[start]!.src = e;
       capture?.(i, e, out);
     }
     } finally {

@@ -51,7 +51,7 @@ function planDef(planner: BodyPlanner, g: GroupInfo, rule: Rule, keys: Term[], a
   if (g.kind === 'set' || (g.kind === 'object' && g.leafSet)) valueTerm = h.key ?? h.value;
   else valueTerm = h.value;
   const value = valueTerm ? head.value(valueTerm, body) : { k: 'const' as const, value: true };
-  const def: RuleDef = { params, body, keys: keyExprs, value, frameSize: 0, loc: rule.loc };
+  const def: RuleDef = { params, body, keys: keyExprs, value, frameSize: 0, loc: rule.loc, src: rule };
   if (rule.else) def.else = planDef(planner, g, rule.else, keys, rule.else.head.args ?? args);
   def.frameSize = layout.size;
   return def;

@@ -1,11 +1,13 @@
-// Running cases in worker threads, so that an engine bug which hangs (a loop that
-// never checks the deadline) or kills the thread cannot stop the run. Each worker
-// takes cases one at a time and reports a result per case; the main thread keeps a
+// Running cases in worker processes, so that an engine bug which hangs (a loop that
+// never checks the deadline) or kills the process cannot stop the run. Each worker
+// takes cases one at a time and reports a result per case; the main process keeps a
 // watchdog per worker and, when a case runs past the hard limit or the worker dies,
-// terminates that worker, records the case as failed and starts a fresh worker.
-// Several workers share the queue, which also makes the run faster.
-import { Worker, parentPort, workerData } from 'node:worker_threads';
+// kills that worker, records the case as failed and starts a fresh worker. Several
+// workers share the queue, which also makes the run faster. (Child processes, not
+// worker threads: a thread killed mid-run can leave tsx's loader hooks unusable.)
+import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { LoadedCase } from './load.js';
 import { runCase, type CaseResult, type RunOptions } from './run-case.js';
 
@@ -19,8 +21,8 @@ export interface IsolateOptions extends RunOptions {
 type ToWorker = { type: 'run'; index: number; case: LoadedCase };
 type FromWorker = { type: 'ready' } | { type: 'result'; index: number; result: CaseResult };
 
-const BOOT = new URL('./worker.mjs', import.meta.url);
-const SELF = new URL('./isolate.ts', import.meta.url).href;
+const BOOT = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+const SELF = new URL(import.meta.url).href;
 
 /** Run the cases in workers; results come back in the order of `cases`. */
 export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onResult?: (r: CaseResult) => void): Promise<CaseResult[]> {
@@ -28,7 +30,9 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
   const hardMs = opts.hardTimeoutMs ?? Math.max(30_000, timeoutMs * 6);
   const poolSize = Math.max(1, Math.min(opts.workers ?? Math.min(4, availableParallelism() - 1), cases.length || 1));
   const results: (CaseResult | undefined)[] = new Array(cases.length);
-  const runOpts: RunOptions = { timeoutMs, ...(opts.skip ? { skip: opts.skip } : {}) };
+  // Skipped cases are settled here; workers only get the deadline.
+  const skip = opts.skip ?? {};
+  const runOpts: RunOptions = { timeoutMs };
   let next = 0;
   let done = 0;
 
@@ -47,26 +51,34 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
     };
 
     const spawn = (): void => {
-      const worker = new Worker(BOOT, { workerData: { entry: SELF, opts: runOpts } }); console.error('spawn'); worker.on('online', () => console.error('online')); worker.on('message', (m) => console.error('msg', m.type));
+      const worker: ChildProcess = fork(BOOT, [], {
+        serialization: 'advanced',
+        env: { ...process.env, REGENT_CONFORMANCE_WORKER: JSON.stringify({ entry: SELF, opts: runOpts }) },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       let current = -1;
       let timer: NodeJS.Timeout | undefined;
       let dead = false;
       const feed = (): void => {
         if (timer) clearTimeout(timer);
+        while (next < cases.length && skip[cases[next]!.id] !== undefined) {
+          const index = next++;
+          finish(index, runCase(cases[index]!, { skip }));
+        }
         if (next >= cases.length) {
           dead = true;
-          void worker.terminate();
+          worker.kill();
           return;
         }
         current = next++;
         timer = setTimeout(() => replace(`hard timeout: still running after ${hardMs / 1000}s`), hardMs);
-        worker.postMessage({ type: 'run', index: current, case: cases[current]! } satisfies ToWorker);
+        worker.send({ type: 'run', index: current, case: cases[current]! } satisfies ToWorker);
       };
-      const replace = (reason: string): void => { console.error('replace', current, reason, dead, next, done);
+      const replace = (reason: string): void => {
         if (dead) return;
         dead = true;
         if (timer) clearTimeout(timer);
-        void worker.terminate();
+        worker.kill('SIGKILL');
         if (current >= 0 && !results[current]) finish(current, lost(current, reason));
         if (done < cases.length && next < cases.length) spawn();
       };
@@ -83,14 +95,14 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
   });
 }
 
-/** Worker side: run each case sent by the main thread. */
-export function workerMain(): void {
-  const port = parentPort;
-  if (!port) throw new Error('workerMain must run in a worker thread');
-  const opts = (workerData as { opts: RunOptions }).opts;
-  port.on('message', (m: ToWorker) => {
+/** Worker side: run each case sent by the parent process. */
+export function workerMain(opts: RunOptions): void {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('workerMain must run in a forked child process');
+  process.on('message', (m: ToWorker) => {
     if (m.type !== 'run') return;
-    port.postMessage({ type: 'result', index: m.index, result: runCase(m.case, opts) } satisfies FromWorker);
+    send({ type: 'result', index: m.index, result: runCase(m.case, opts) } satisfies FromWorker);
   });
-  port.postMessage({ type: 'ready' } satisfies FromWorker);
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'ready' } satisfies FromWorker);
 }

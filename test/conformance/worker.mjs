@@ -1,10 +1,10 @@
-// Worker-thread bootstrap for isolate.ts: worker threads do not inherit tsx's
-// loader, so register it here, then load the TypeScript runner and start it.
-import { workerData } from 'node:worker_threads';
-
-if (!workerData.entry.endsWith('.js')) {
+// Worker-process bootstrap for isolate.ts: register tsx (unless running compiled
+// JavaScript), load the runner named by the parent, and start serving cases.
+const { entry, opts } = JSON.parse(process.env.REGENT_CONFORMANCE_WORKER ?? '{}');
+if (!entry) throw new Error('worker.mjs: REGENT_CONFORMANCE_WORKER is not set');
+if (!entry.endsWith('.js')) {
   const { register } = await import('tsx/esm/api');
-  register(); console.error('registered');
+  register();
 }
-const { workerMain } = await import(workerData.entry);
-console.error('booted'); workerMain();
+const { workerMain } = await import(entry);
+workerMain(opts);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { Rule } from '../../../compiler/ast/nodes.js';
+import type { Rule, Term } from '../../../compiler/ast/nodes.js';
 import { errorsOf, mod, strip, sx } from './helpers.js';
 
 const rule = (src: string, v0 = false): Rule => mod(`package p\n${src}`, v0).rules[0]!;
@@ -162,7 +162,7 @@ describe('rego v0 compatibility', () => {
     expect(m.rules[0]!.head.value && sx(m.rules[0]!.head.value)).toBe('in');
     expect(() => mod('package p\np { x in y }', true)).toThrow();
     const m2 = mod('package p\nimport future.keywords.in\np { x in y }', true);
-    expect(m2.rules[0]!.body[0]!.body.type === 'term' && sx((m2.rules[0]!.body[0]!.body as { term: never }).term)).toBe('internal["member_2"](x, y)');
+    expect(m2.rules[0]!.body[0]!.body.type === 'term' && sx((m2.rules[0]!.body[0]!.body as { term: Term }).term)).toBe('internal["member_2"](x, y)');
     const m3 = mod('package p\nimport future.keywords\np contains x if { some x in [1] }', true);
     expect(m3.rules[0]!.head.contains).toBe(true);
   });

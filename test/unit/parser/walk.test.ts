@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { Term } from '../../../compiler/ast/nodes.js';
-import { children, walk, walkTerms } from '../../../compiler/ast/walk.js';
+import { children, kindOf, walk, walkTerms } from '../../../compiler/ast/walk.js';
 import { parseQuery } from '../../../compiler/parser/index.js';
 import { mod } from './helpers.js';
 
@@ -17,12 +17,12 @@ describe('walk', () => {
   it('lists children in source order and can prune', () => {
     const [e] = parseQuery('x := f(1, [2])');
     const term = (e!.body as { term: Term }).term;
-    expect(children(term).map((c) => c.kind)).toEqual(['var', 'var', 'call']);
+    expect(children(term).map(kindOf)).toEqual(['var', 'var', 'call']);
     const seen: string[] = [];
     let calls = 0;
     walk(e!, (n) => {
-      seen.push(n.kind);
-      if (n.kind === 'call' && ++calls > 1) return false; // prune inside f(…)
+      seen.push(kindOf(n));
+      if (kindOf(n) === 'call' && ++calls > 1) return false; // prune inside f(…)
       return undefined;
     });
     expect(seen).toEqual(['expr', 'call', 'var', 'var', 'call']);

@@ -1,0 +1,8 @@
+// The public surface of the runtime: values, builtins, evaluation support,
+// bundles and the store. The server imports the runtime only through this file.
+export * from './value/index.js';
+export * as builtins from './builtins/index.js';
+export { capabilities } from './builtins/catalog.js';
+export * from './eval/index.js';
+export { RUNTIME, type RuntimeScope } from './scope.js';
+export type { Bundle, BundleManifest, BundleModule } from './bundles/types.js';

@@ -1,0 +1,56 @@
+// The contract between the engine server (server/engine, server/api) and the
+// plugins (bundle download, decision logs, status). The server owns the store
+// and compilation; plugins call back through PluginHost.
+import type { Bundle } from '../../runtime/bundles/types.js';
+import type { Value } from '../../runtime/value/value.js';
+
+/** Status of one bundle, as OPA's status API and `data.system.bundles` show it. */
+export interface BundleStatus {
+  name: string;
+  active_revision?: string;
+  last_successful_activation?: string;
+  last_successful_download?: string;
+  last_successful_request?: string;
+  last_request?: string;
+  code?: string;
+  message?: string;
+  errors?: unknown[];
+  http_code?: number;
+  metrics?: Record<string, unknown>;
+  size?: number;
+  type?: 'snapshot' | 'delta';
+}
+
+export type PluginState = 'NOT_READY' | 'OK' | 'ERROR' | 'WARN';
+
+/** What the server offers plugins. */
+export interface PluginHost {
+  /**
+   * Atomically activate a bundle: compile its modules with everything else,
+   * replace the data under its roots, or throw (leaving the old state active).
+   */
+  activateBundle(name: string, bundle: Bundle): Promise<void>;
+  /** Report a plugin's state (drives /health?plugins and /v1/status). */
+  setPluginState(plugin: string, state: PluginState, message?: string): void;
+  /** Report a bundle's status (drives /health?bundles, /v1/status, data.system.bundles). */
+  setBundleStatus(status: BundleStatus): void;
+  /** Labels from the config (id, version, plus user labels). */
+  labels(): Record<string, string>;
+}
+
+/** One decision log event, as OPA uploads it (see engine-behaviors.md §6.1). */
+export interface DecisionEvent {
+  labels: Record<string, string>;
+  decision_id: string;
+  path?: string;
+  query?: string;
+  input?: Value;
+  result?: Value;
+  bundles?: Record<string, { revision: string }>;
+  requested_by?: string;
+  timestamp: string;
+  metrics?: Record<string, number>;
+  erased?: string[];
+  masked?: string[];
+  error?: unknown;
+}
