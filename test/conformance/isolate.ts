@@ -35,6 +35,7 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
   const runOpts: RunOptions = { timeoutMs };
   let next = 0;
   let done = 0;
+  let bootFailures = 0;
 
   return new Promise((resolve) => {
     if (cases.length === 0) return resolve([]);
@@ -80,6 +81,11 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
         if (timer) clearTimeout(timer);
         worker.kill('SIGKILL');
         if (current >= 0 && !results[current]) finish(current, lost(current, reason));
+        else if (current < 0 && ++bootFailures >= 3) {
+          // Workers cannot start at all: fail what is left instead of respawning forever.
+          for (; next < cases.length; next++) finish(next, lost(next, `worker failed to start: ${reason}`));
+          return;
+        }
         if (done < cases.length && next < cases.length) spawn();
       };
       worker.on('message', (m: FromWorker) => {
