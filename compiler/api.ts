@@ -7,6 +7,8 @@ export interface SourceFile {
   /** File name used in locations and error messages (e.g. `test-0.rego`). */
   file: string;
   text: string;
+  /** Per-file override of CompileOptions.v0Compatible (e.g. a bundle's rego_version). */
+  v0Compatible?: boolean;
 }
 
 export interface CompileOptions {

@@ -5,3 +5,8 @@ export type { Location } from './source/location.js';
 export { compile } from './policy.js';
 export { EvalError } from './eval/errors.js';
 export { parseModule, parseQuery, parseTerm } from './parser/index.js';
+export type { Module, Rule, RuleHead, Term, Expr, Body, With, Import, Package } from './ast/nodes.js';
+export { moduleToJSON, bodyToJSON, termToJSON, termToValue, stringifyOpaJSON, type OpaJSONOptions } from './ast/opa-json.js';
+export type { CompiledPolicy } from './policy.js';
+export { formatModule } from './ast/print.js';
+export { mapTerm, mapBody } from './ast/transform.js';

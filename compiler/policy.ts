@@ -12,7 +12,7 @@ import { planQuery } from './plan/query.js';
 import { Program } from './codegen/js/program.js';
 import type { PolicyIR, QueryPlan } from './ir/ir.js';
 import { RUNTIME } from '../runtime/scope.js';
-import { EvalContext } from '../runtime/eval/context.js';
+import { EvalContext, QueryBuiltinContext } from '../runtime/eval/context.js';
 import { EvalError } from '../runtime/eval/errors.js';
 import { RObject } from '../runtime/value/collections.js';
 import type { Value } from '../runtime/value/value.js';
@@ -21,7 +21,7 @@ export function compile(files: SourceFile[], opts: CompileOptions = {}): Compile
   const state: CompileState = { opts, modules: [], errors: [] };
   for (const f of files) {
     try {
-      state.modules.push(parseModule(f.text, f.file, { v0Compatible: opts.v0Compatible }));
+      state.modules.push(parseModule(f.text, f.file, { v0Compatible: f.v0Compatible ?? opts.v0Compatible }));
     } catch (e) {
       if (e instanceof RegoErrors) state.errors.push(...e.errors);
       else if (e instanceof RegoError) state.errors.push(e);
@@ -92,21 +92,12 @@ export class CompiledPolicy implements Policy {
   }
 }
 
+const NO_DATA = new RObject();
+const discard = (): void => {};
+
 function newContext(opts: EvalOptions): EvalContext {
-  return new EvalContext(
-    opts.input,
-    opts.data ?? new RObject(),
-    {
-      strict: opts.strictBuiltinErrors === true,
-      cache: new Map(),
-      nowNs: BigInt(Date.now()) * 1_000_000n,
-      print: opts.print ?? (() => {}),
-      runtime: new RObject(),
-      deadline: opts.deadline,
-      extras: {},
-    },
-    opts.deadline,
-  );
+  const builtins = new QueryBuiltinContext(opts.strictBuiltinErrors === true, opts.print ?? discard, opts.deadline);
+  return new EvalContext(opts.input, opts.data ?? NO_DATA, builtins, opts.deadline);
 }
 
 /** Queries have no package: only imports-free resolution applies. */

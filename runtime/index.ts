@@ -5,4 +5,5 @@ export * as builtins from './builtins/index.js';
 export { capabilities } from './builtins/catalog.js';
 export * from './eval/index.js';
 export { RUNTIME, type RuntimeScope } from './scope.js';
-export type { Bundle, BundleManifest, BundleModule } from './bundles/types.js';
+export * from './bundles/index.js';
+export * from './store/index.js';

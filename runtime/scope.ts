@@ -1,6 +1,6 @@
 // The one scope object through which compiled policies reach runtime helpers.
 // The JS back end receives it at instantiation; it never imports the runtime.
-import { dot, dig, setPath, forEachMember, templateText, mergeValues } from './eval/ops.js';
+import { dot, dig, setPath, forEachMember, forEachMemberUnordered, templateText, mergeValues } from './eval/ops.js';
 import { EvalContext, NO_VALUE } from './eval/context.js';
 import { EvalError } from './eval/errors.js';
 import { equal, compare } from './value/compare.js';
@@ -12,6 +12,7 @@ export const RUNTIME = {
   dig,
   setPath,
   forEachMember,
+  forEachMemberUnordered,
   templateText,
   mergeValues,
   equal,

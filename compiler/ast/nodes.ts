@@ -44,6 +44,8 @@ export interface TemplateTerm {
   parts: (string | Term)[];
   /** Rare: `with` modifiers of an embedded expression (`$"{x with input as 1}"`), keyed by index in `parts`. */
   withs?: Record<number, With[]>;
+  /** Written as a back-quoted (multi-line) template `` $`…` ``. */
+  raw?: boolean;
   loc: Location;
 }
 

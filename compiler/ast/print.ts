@@ -42,6 +42,11 @@ function formatTemplateChunk(s: string): string {
   return formatString(s).slice(1, -1).replace(/[{}]/g, (c) => '\\' + c);
 }
 
+/** A back-quoted template can hold its chunks verbatim (no backquote, no `\` before `{`). */
+function rawTemplateOK(parts: (string | Term)[]): boolean {
+  return parts.every((p, i) => typeof p !== 'string' || (!p.includes('`') && !(p.endsWith('\\') && i + 1 < parts.length)));
+}
+
 function formatRefPart(t: Term): string {
   if (t.kind === 'string' && IDENT.test(t.value)) return '.' + t.value;
   return '[' + formatTerm(t) + ']';
@@ -77,12 +82,13 @@ export function formatTerm(t: Term, ctx: Ctx = 'operand'): string {
     case 'setcomp': return `{${formatTerm(t.head, 'item')} | ${formatBody(t.body)}}`;
     case 'objectcomp': return `{${formatTerm(t.key, 'item')}: ${formatTerm(t.value, 'item')} | ${formatBody(t.body)}}`;
     case 'template': {
-      let out = '$"';
+      const raw = t.raw === true && rawTemplateOK(t.parts);
+      let out = raw ? '$`' + (typeof t.parts[0] === 'string' && /^\r?\n/.test(t.parts[0]) ? '\n' : '') : '$"';
       t.parts.forEach((p, i) => {
-        if (typeof p === 'string') out += formatTemplateChunk(p);
-        else out += '{' + formatTerm(p, 'top') + (t.withs?.[i] ? formatWiths(t.withs[i]!) : '') + '}';
+        if (typeof p === 'string') out += raw ? p.replace(/[{}]/g, (c) => '\\' + c) : formatTemplateChunk(p);
+        else out += '{' + formatValue(p) + (t.withs?.[i] ? formatWiths(t.withs[i]!) : '') + '}';
       });
-      return out + '"';
+      return out + (raw ? '`' : '"');
     }
     case 'call': {
       let s: string;
@@ -111,13 +117,21 @@ function formatOperand(t: Term, parent: number, right: boolean): string {
 }
 
 function formatWiths(ws: With[]): string {
-  return ws.map((w) => ` with ${formatTerm(w.target)} as ${formatTerm(w.value, 'top')}`).join('');
+  return ws.map((w) => ` with ${formatTerm(w.target)} as ${formatValue(w.value)}`).join('');
+}
+
+/**
+ * A term in a value position (either side of `=`/`:=`, a rule value, a `with`
+ * value): infix forms print bare, except `k, v in xs`, whose comma needs parentheses.
+ */
+function formatValue(t: Term): string {
+  return formatTerm(t, isMember(t, 3) ? 'operand' : 'top');
 }
 
 /** Print a top-level expression term (`=`/`:=` infix, then the infix forms). */
 function formatExprTerm(t: Term): string {
   if (t.kind === 'call' && t.op.kind === 'var' && t.args.length === 2 && (t.op.name === 'eq' || t.op.name === 'assign')) {
-    return `${formatTerm(t.args[0]!, 'top')} ${t.op.name === 'eq' ? '=' : ':='} ${formatTerm(t.args[1]!, 'top')}`;
+    return `${formatValue(t.args[0]!)} ${t.op.name === 'eq' ? '=' : ':='} ${formatValue(t.args[1]!)}`;
   }
   return formatTerm(t, 'top');
 }
@@ -199,7 +213,7 @@ class Printer {
       this.line(0, '}');
     }
     for (let e = r.else; e; e = e.else) {
-      const v = e.head.value ? ` ${e.head.assign ? ':=' : '='} ${formatTerm(e.head.value, 'top')}` : '';
+      const v = e.head.value ? ` ${e.head.assign ? ':=' : '='} ${formatValue(e.head.value)}` : '';
       if (e.body.length === 0) {
         this.out[this.out.length - 1] += ` else${v}`;
       } else {
@@ -229,8 +243,8 @@ function formatRuleRef(ref: Term[]): string {
 function formatHead(h: RuleHead, isDefault: boolean): string {
   let s = (isDefault ? 'default ' : '') + formatRuleRef(h.ref);
   if (h.args) s += '(' + h.args.map((a) => formatTerm(a)).join(', ') + ')';
-  if (h.key && h.value === undefined) s += ' contains ' + formatTerm(h.key, 'top');
-  if (h.value !== undefined) s += ` ${h.assign ? ':=' : '='} ${formatTerm(h.value, 'top')}`;
+  if (h.key && h.value === undefined) s += ' contains ' + formatValue(h.key);
+  if (h.value !== undefined) s += ` ${h.assign ? ':=' : '='} ${formatValue(h.value)}`;
   return s;
 }
 

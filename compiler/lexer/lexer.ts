@@ -334,6 +334,12 @@ export class Lexer {
     const quote = raw ? C.Backquote : C.DQuote;
     const open = this.start;
     let p = this.pos;
+    // A raw template that opens with a line break drops it (`$\`` then newline),
+    // so multi-line templates can start on their own line.
+    if (raw && src.charCodeAt(p - 1) === C.Backquote) {
+      if (src.charCodeAt(p) === C.CR && src.charCodeAt(p + 1) === C.LF) p += 2;
+      else if (src.charCodeAt(p) === C.LF) p += 1;
+    }
     let chunkStart = p;
     let out = '';
     for (;;) {

@@ -343,5 +343,6 @@ function parseTemplate(p: Parser): Term {
   }
   const t: TemplateTerm = { kind: 'template', parts, loc };
   if (withs) t.withs = withs;
+  if (raw) t.raw = true;
   return t;
 }

@@ -187,6 +187,12 @@ export class Analyzer {
   }
 
   analyze(e: Expr, bound: Set<number>): Analysis {
+    if (e.notBody) {
+      // `not { … }`: a nested body; it reads outer vars and binds nothing.
+      const needs = this.freeSlots([], e.notBody, new Set());
+      for (const w of e.with) this.slotsIn(w.value, needs);
+      return { needs, outs: new Set() };
+    }
     const inner = this.analyzeBody(e, bound);
     for (const w of e.with) this.slotsIn(w.value, inner.needs);
     if (!e.negated) return inner;

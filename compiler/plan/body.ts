@@ -90,6 +90,11 @@ export class BodyPlanner {
   }
 
   private planExprCore(e: Expr, scope: Scope, bound: Set<number>, out: Block): void {
+    if (e.notBody) {
+      const body = this.planBody(e.notBody, scope.child(), new Set(bound));
+      out.push({ k: 'not', body });
+      return;
+    }
     if (e.negated) {
       const inner: Block = [];
       const innerBound = new Set(bound);
@@ -172,7 +177,7 @@ export class BodyPlanner {
     return this.ctx.isBuiltin(name);
   }
 
-  private planWith(target: Term, value: Term, scope: Scope, bound: Set<number>, out: Block): WithMod {
+  planWith(target: Term, value: Term, scope: Scope, bound: Set<number>, out: Block): WithMod {
     const terms = new TermPlanner(this, scope, bound);
     const path = withPath(target);
     if (path && path[0] === 'input') return { k: 'input', path: path.slice(1), value: terms.value(value, out) };

@@ -8,19 +8,30 @@ import { BodyPlanner } from './body.js';
 import type { PlanContext } from './context.js';
 import { namesIn, exprTerms } from './analyze.js';
 
+function iterates(block: Stmt[]): boolean {
+  return block.some((s) => s.k === 'scan' || s.k === 'relation' || (s.k === 'with' && iterates(s.body)));
+}
+
 export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryPlan {
   const layout = new FrameLayout();
   const scope = new Scope(layout);
   const planner = new BodyPlanner(ctx);
+  // As OPA's rego package does, each term or call expression's value is captured
+  // instead of tested, so `data.x.allow` yields `false` rather than undefined. The
+  // truthiness tests come after the whole body, and only when the query iterates
+  // or has several expressions.
   const exprSlots = body.map(() => layout.alloc('$expr'));
+  const captured: number[] = [];
   const block = planner.planBody(body, scope, new Set(), (i, _e, out) => {
     const last = out[out.length - 1];
     const slot = exprSlots[i]!;
     if (last && last.k === 'test') {
       out.pop();
-      out.push({ k: 'let', slot, expr: last.expr }, { k: 'test', expr: { k: 'local', slot } });
+      out.push({ k: 'let', slot, expr: last.expr });
+      captured.push(slot);
     } else out.push({ k: 'let', slot, expr: { k: 'const', value: true } } as Stmt);
   });
+  if (body.length > 1 || iterates(block)) for (const slot of captured) block.push({ k: 'test', expr: { k: 'local', slot } });
   const vars: { name: string; slot: number }[] = [];
   const seen = new Set<string>();
   for (const e of body) {

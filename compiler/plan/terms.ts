@@ -83,8 +83,23 @@ export class TermPlanner {
       case 'call':
         return this.call(t, out);
       case 'template':
-        return { k: 'template', parts: t.parts.map((p) => (typeof p === 'string' ? p : this.value(p, out))) };
+        return {
+          k: 'template',
+          parts: t.parts.map((p, i) => (typeof p === 'string' ? p : this.templatePart(p, t.withs?.[i] ?? [], out))),
+        };
     }
+  }
+
+  /** A template part; `{x with input as y}` evaluates x under the replacement. */
+  private templatePart(t: Term, withs: { target: Term; value: Term }[], out: Block): Expr {
+    if (withs.length === 0) return this.value(t, out);
+    const mods = withs.map((w) => this.body.planWith(w.target, w.value, this.scope, this.bound, out));
+    const inner: Block = [];
+    const slot = this.scope.temp();
+    inner.push({ k: 'let', slot, expr: this.value(t, inner) });
+    out.push({ k: 'with', mods, body: inner, loc: t.loc });
+    this.bound.add(slot);
+    return { k: 'local', slot };
   }
 
   /** Plan several terms; those that iterate (ref generators) are planned first. */

@@ -17,6 +17,18 @@ export interface BundleModule {
   /** Bundle-relative path, e.g. `/authz/policy.rego`. */
   path: string;
   text: string;
+  /** Rego version this module is parsed with (manifest `rego_version` / `file_rego_versions`), set by the reader. */
+  regoVersion?: 0 | 1;
+  /** Package path segments (`package a.b` → ["a","b"]), set by the reader. */
+  packagePath?: string[];
+}
+
+/** One operation of a delta bundle's `patch.json`. */
+export interface BundlePatchOperation {
+  op: 'upsert' | 'remove' | 'replace';
+  /** Slash-separated data path, e.g. `/a/b`. */
+  path: string;
+  value?: Value;
 }
 
 export interface Bundle {
@@ -28,4 +40,10 @@ export interface Bundle {
   signatures?: unknown;
   /** ETag of the download this bundle came from. */
   etag?: string;
+  /** `delta` when the bundle holds only `patch.json` (then `patch` is set); default snapshot. */
+  type?: 'snapshot' | 'delta';
+  /** The operations of a delta bundle. */
+  patch?: BundlePatchOperation[];
+  /** Wasm modules shipped in the bundle (raw bytes, by bundle path); kept, not executed. */
+  wasmModules?: { path: string; raw: Uint8Array }[];
 }

@@ -4,6 +4,7 @@
 import type { Value } from '../value/value.js';
 import type { BuiltinContext } from '../builtins/types.js';
 import { EvalError } from './errors.js';
+import { RObject } from '../value/collections.js';
 
 /** A replacement installed by `with` for a builtin or user function. */
 export type FunctionOverride = { kind: 'value'; value: Value } | { kind: 'builtin'; name: string } | { kind: 'group'; group: number };
@@ -14,6 +15,32 @@ export interface DataOverride {
 }
 
 export const NO_VALUE = Symbol('undefined');
+
+const EMPTY_RUNTIME = new RObject();
+
+/**
+ * The builtin context of one query. The cache and the clock reading are made on
+ * first use, so queries that call no such builtin pay nothing for them.
+ */
+export class QueryBuiltinContext implements BuiltinContext {
+  private cacheMap: Map<string, unknown> | undefined;
+  private now: bigint | undefined;
+  readonly extras: Record<string, unknown> = {};
+  constructor(
+    readonly strict: boolean,
+    readonly print: (message: string) => void,
+    readonly deadline: number | undefined,
+    readonly runtime: Value = EMPTY_RUNTIME,
+  ) {}
+
+  get cache(): Map<string, unknown> {
+    return (this.cacheMap ??= new Map());
+  }
+
+  get nowNs(): bigint {
+    return (this.now ??= BigInt(Date.now()) * 1_000_000n);
+  }
+}
 export type Memo = Map<number, Value | typeof NO_VALUE>;
 
 export class EvalContext {

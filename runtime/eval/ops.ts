@@ -58,6 +58,23 @@ export function forEachMember(v: Value | undefined, fn: (k: Value, x: Value) => 
   return false;
 }
 
+/** Like forEachMember, but in insertion order (no sorting): for order-blind consumers. */
+export function forEachMemberUnordered(v: Value | undefined, fn: (k: Value, x: Value) => boolean): boolean {
+  if (v === undefined || v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (fn(i, v[i]!)) return true;
+    return false;
+  }
+  if (v instanceof RObject) {
+    for (const [k, x] of v.unorderedEntries()) if (fn(k, x)) return true;
+    return false;
+  }
+  if (v instanceof RSet) {
+    for (const x of v.unorderedValues()) if (fn(x, x)) return true;
+  }
+  return false;
+}
+
 /** Text of a value inside string interpolation and print(). */
 export function templateText(v: Value | undefined): string {
   return v === undefined ? '<undefined>' : formatPlain(v);

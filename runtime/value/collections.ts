@@ -9,12 +9,21 @@ import { canonicalKey } from './key.js';
 /** Hash key for a member: strings map to themselves unless they could collide with tags. */
 export function keyOf(v: Value): string {
   if (typeof v === 'string') return v.length > 0 && v.charCodeAt(0) === 0 ? '\u0000s' + v : v;
+  // Objects and sets cache their tagged key: the same string object each time,
+  // so the Map reuses its cached hash.
+  if (v instanceof RObject || v instanceof RSet) {
+    if (v.taggedKey === undefined) v.taggedKey = '\u0000' + canonicalKey(v);
+    return v.taggedKey;
+  }
   return '\u0000' + canonicalKey(v);
 }
 
 export class RObject {
   private readonly map = new Map<string, [Value, Value]>();
   private sortedCache: [Value, Value][] | undefined;
+  /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
+  hashKey: string | undefined;
+  taggedKey: string | undefined;
 
   static fromEntries(entries: Iterable<[Value, Value]>): RObject {
     const o = new RObject();
@@ -45,11 +54,13 @@ export class RObject {
   set(key: Value, value: Value): this {
     this.map.set(keyOf(key), [key, value]);
     this.sortedCache = undefined;
+    this.hashKey = this.taggedKey = undefined;
     return this;
   }
 
   delete(key: Value): boolean {
     this.sortedCache = undefined;
+    this.hashKey = this.taggedKey = undefined;
     return this.map.delete(keyOf(key));
   }
 
@@ -87,6 +98,9 @@ export class RObject {
 export class RSet {
   private readonly map = new Map<string, Value>();
   private sortedCache: Value[] | undefined;
+  /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
+  hashKey: string | undefined;
+  taggedKey: string | undefined;
 
   static of(values: Iterable<Value>): RSet {
     const s = new RSet();
@@ -108,13 +122,20 @@ export class RSet {
     if (!this.map.has(k)) {
       this.map.set(k, v);
       this.sortedCache = undefined;
+      this.hashKey = this.taggedKey = undefined;
     }
     return this;
   }
 
   delete(v: Value): boolean {
     this.sortedCache = undefined;
+    this.hashKey = this.taggedKey = undefined;
     return this.map.delete(keyOf(v));
+  }
+
+  /** Member hash keys (unordered), for fast set algebra. */
+  hashes(): IterableIterator<string> {
+    return this.map.keys();
   }
 
   /** Members in Rego sort order. */

@@ -1,8 +1,12 @@
 // Canonical text of a value for hashing set members and object keys.
 // Two values have the same key exactly when they are equal (numbers by value).
+// Keys of objects and sets are cached on the instance (they are immutable once
+// built); keys of arrays in a WeakMap.
 import type { Value } from './value.js';
 import { BigNum, formatNumber, normalizeNumber } from './number.js';
 import { RObject, RSet } from './collections.js';
+
+const arrayKeys = new WeakMap<Value[], string>();
 
 export function canonicalKey(v: Value): string {
   if (v === null) return 'n';
@@ -15,8 +19,31 @@ export function canonicalKey(v: Value): string {
       return JSON.stringify(v);
   }
   if (v instanceof BigNum) return '#' + formatNumber(normalizeNumber(v.dec));
-  if (Array.isArray(v)) return '[' + v.map(canonicalKey).join(',') + ']';
-  if (v instanceof RObject) return '{' + v.entries().map(([k, x]) => canonicalKey(k) + ':' + canonicalKey(x)).join(',') + '}';
-  if (v instanceof RSet) return '<' + v.values().map(canonicalKey).join(',') + '>';
+  if (Array.isArray(v)) {
+    let k = arrayKeys.get(v);
+    if (k === undefined) {
+      k = '[';
+      for (let i = 0; i < v.length; i++) k += (i ? ',' : '') + canonicalKey(v[i]!);
+      k += ']';
+      arrayKeys.set(v, k);
+    }
+    return k;
+  }
+  if (v instanceof RObject) {
+    if (v.hashKey === undefined) {
+      let k = '{';
+      const entries = v.entries();
+      for (let i = 0; i < entries.length; i++) k += (i ? ',' : '') + canonicalKey(entries[i]![0]) + ':' + canonicalKey(entries[i]![1]);
+      v.hashKey = k + '}';
+    }
+    return v.hashKey;
+  }
+  if (v instanceof RSet) {
+    if (v.hashKey === undefined) {
+      // Members are hashed already; sorting their hashes gives an order-free key.
+      v.hashKey = '<' + [...v.hashes()].sort().join(',') + '>';
+    }
+    return v.hashKey;
+  }
   throw new Error('not a Rego value');
 }

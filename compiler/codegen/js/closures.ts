@@ -22,15 +22,28 @@ export interface ProgramOps {
 const STOP: K = () => true;
 
 export class ClosureCompiler {
+  /**
+   * Whether the solutions of the block being compiled are observed in order.
+   * Only query rows and array comprehensions are; rule bodies, `not`, `every`
+   * and set/object comprehensions are not, so their scans skip sorting.
+   */
+  private ordered = true;
+
   constructor(
     readonly rt: RuntimeScope,
     readonly ops: ProgramOps,
   ) {}
 
-  block(stmts: Block, k: K): K {
-    let next = k;
-    for (let i = stmts.length - 1; i >= 0; i--) next = this.stmt(stmts[i]!, next);
-    return next;
+  block(stmts: Block, k: K, ordered = this.ordered): K {
+    const saved = this.ordered;
+    this.ordered = ordered;
+    try {
+      let next = k;
+      for (let i = stmts.length - 1; i >= 0; i--) next = this.stmt(stmts[i]!, next);
+      return next;
+    } finally {
+      this.ordered = saved;
+    }
   }
 
   stmt(s: Stmt, next: K): K {
@@ -97,7 +110,7 @@ export class ClosureCompiler {
         };
       }
       case 'not': {
-        const inner = this.block(s.body, STOP);
+        const inner = this.block(s.body, STOP, false);
         return (f, c) => (inner(f, c) ? false : next(f, c));
       }
       case 'every':
@@ -132,6 +145,7 @@ export class ClosureCompiler {
     }
     const pk = this.pattern(s.key);
     const pv = this.pattern(s.value);
+    const each = this.ordered ? rt.forEachMember : rt.forEachMemberUnordered;
     const kslot = s.key.k === 'bind' ? s.key.slot : -1;
     const vslot = s.value.k === 'bind' ? s.value.slot : -1;
     if (kslot >= 0 || s.key.k === 'wild') {
@@ -148,7 +162,7 @@ export class ClosureCompiler {
             }
             return false;
           }
-          return rt.forEachMember(o, (k, v) => {
+          return each(o, (k, v) => {
             c.tick();
             if (kslot >= 0) f[kslot] = k;
             f[vslot] = v;
@@ -158,7 +172,7 @@ export class ClosureCompiler {
       }
     }
     return (f, c) =>
-      rt.forEachMember(src(f, c), (k, v) => {
+      each(src(f, c), (k, v) => {
         c.tick();
         return pk(k, f, c) && pv(v, f, c) && next(f, c);
       });
@@ -169,7 +183,7 @@ export class ClosureCompiler {
     const dom = this.expr(s.domain);
     const pk = this.pattern(s.key);
     const pv = this.pattern(s.value);
-    const inner = this.block(s.body, STOP);
+    const inner = this.block(s.body, STOP, false);
     return (f, c) => {
       const d = dom(f, c);
       if (d === undefined) return false;
@@ -387,7 +401,7 @@ export class ClosureCompiler {
             if (v !== undefined) acc!.push(v);
             return false;
           };
-    const body = this.block(e.body, collect);
+    const body = this.block(e.body, collect, e.kind === 'array');
     if (e.kind === 'object') {
       return (f, c) => {
         const saved = obj;
@@ -415,6 +429,20 @@ export class ClosureCompiler {
 
   private call(name: string, argExprs: Expr[], loc: Location): E {
     const def = this.builtin(name, loc);
+    const fast = this.comparison(name);
+    if (fast && argExprs.length === 2) {
+      // Comparisons cannot fail: skip the generic call path unless `with` replaced them.
+      const a = this.expr(argExprs[0]!);
+      const b = this.expr(argExprs[1]!);
+      return (f, c) => {
+        const x = a(f, c);
+        if (x === undefined) return undefined;
+        const y = b(f, c);
+        if (y === undefined) return undefined;
+        if (c.fnOverrides !== undefined && c.fnOverrides.has(name)) return this.ops.callByName(name, [x, y], c, loc);
+        return fast(x, y);
+      };
+    }
     const args = argExprs.map((a) => this.expr(a));
     return (f, c) => {
       const vals = this.evalArgs(args, f, c);
@@ -422,6 +450,26 @@ export class ClosureCompiler {
       if (c.fnOverrides !== undefined && c.fnOverrides.has(name)) return this.ops.callByName(name, vals, c, loc);
       return this.invoke(def, name, vals, c, loc);
     };
+  }
+
+  private comparison(name: string): ((a: Value, b: Value) => boolean) | undefined {
+    const rt = this.rt;
+    switch (name) {
+      case 'equal':
+        return rt.equal;
+      case 'neq':
+        return (a, b) => !rt.equal(a, b);
+      case 'lt':
+        return (a, b) => rt.compare(a, b) < 0;
+      case 'lte':
+        return (a, b) => rt.compare(a, b) <= 0;
+      case 'gt':
+        return (a, b) => rt.compare(a, b) > 0;
+      case 'gte':
+        return (a, b) => rt.compare(a, b) >= 0;
+      default:
+        return undefined;
+    }
   }
 
   builtin(name: string, loc: Location): BuiltinDef {

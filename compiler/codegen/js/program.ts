@@ -40,7 +40,8 @@ export class Program implements ProgramOps {
 
   private compileDef(d: RuleDef): CompiledDef {
     let sink: Sink | undefined;
-    const body = this.cc.block(d.body, (f, c) => sink!(f, c));
+    // Rule results do not depend on the order solutions arrive in.
+    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false);
     return {
       frameSize: d.frameSize,
       params: d.params.map((p) => this.cc.pattern(p)),
@@ -291,10 +292,14 @@ export class Program implements ProgramOps {
   /** Compile a query plan into a runner returning one frame per solution. */
   query(plan: QueryPlan): (c: EvalContext) => Slots[] {
     let rows: Slots[] | undefined;
-    const body = this.cc.block(plan.body, (f) => {
-      rows!.push(f.slice());
-      return false;
-    });
+    const body = this.cc.block(
+      plan.body,
+      (f) => {
+        rows!.push(f.slice());
+        return false;
+      },
+      true,
+    );
     return (c) => {
       const saved = rows;
       rows = [];

@@ -1,0 +1,292 @@
+// Rule-level evaluation for the reference interpreter, mirroring
+// codegen/js/program.ts operation for operation: memoized rule groups (with the
+// same recursion marker, depth guard and `with data` overrides), complete /
+// set / object / function semantics and their conflict errors, and the virtual
+// document tree (`vdoc`, `vdocKey`). Each rule definition's body runs as a child
+// query and, when tracing, is bracketed by Enter(rule) … Exit(rule) / Redo(rule).
+import type { RuleDef, RuleGroup } from '../ir/ir.js';
+import type { Location } from '../source/location.js';
+import type { Value } from '../../runtime/value/value.js';
+import type { EvalContext } from '../../runtime/eval/context.js';
+import type { Interpreter, K } from './interpreter.js';
+import type { Slots } from './frames.js';
+
+const MAX_CALL_DEPTH = 2000;
+const NOT_OVERRIDDEN = Symbol('not-overridden');
+const IN_PROGRESS = Symbol('in-progress');
+
+export class Rules {
+  private depth = 0;
+
+  constructor(private readonly ip: Interpreter) {}
+
+  private get rt() {
+    return this.ip.rt;
+  }
+
+  /**
+   * Run one definition's body in a fresh frame as a child query; `sink` sees each
+   * solution (and returns true to stop). Params are matched first for functions.
+   */
+  private run(g: RuleGroup, d: RuleDef, f: Slots, c: EvalContext, sink: K): boolean {
+    const ip = this.ip;
+    return ip.child([], (q) => {
+      const rec = ip.rec;
+      if (!rec || !d.src) return ip.block(d.body, 0, f, c, sink);
+      rec.exprIndex.addRule(d.src);
+      const node = { type: 'rule', node: d.src, path: 'data.' + g.path.join('.') } as const;
+      rec.emit('Enter', q, f, node, d.loc);
+      return ip.block(d.body, 0, f, c, (f2, c2) => {
+        rec.emit('Exit', q, f2, node, d.loc);
+        const stop = sink(f2, c2);
+        if (!stop) rec.emit('Redo', q, f2, node, d.loc);
+        return stop;
+      });
+    });
+  }
+
+  evalGroup(id: number, c: EvalContext): Value | undefined {
+    const rt = this.rt;
+    const g = this.ip.ir.groups[id]!;
+    if (c.dataOverrides !== undefined) {
+      const o = this.override(g.path, c, () => this.computeGroup(g, c));
+      if (o !== NOT_OVERRIDDEN) return o;
+    }
+    const m = c.memo.get(id);
+    if (m !== undefined) {
+      if ((m as unknown) === IN_PROGRESS) throw new rt.EvalError('eval_recursion_error', `rule data.${g.path.join('.')} is recursive`);
+      return m === rt.NO_VALUE ? undefined : (m as Value);
+    }
+    c.memo.set(id, IN_PROGRESS as never);
+    let v: Value | undefined;
+    try {
+      v = this.guard(() => this.computeGroup(g, c));
+    } catch (e) {
+      c.memo.delete(id);
+      throw e;
+    }
+    c.memo.set(id, (v === undefined ? rt.NO_VALUE : v) as Value);
+    return v;
+  }
+
+  private guard<T>(fn: () => T): T {
+    if (++this.depth > MAX_CALL_DEPTH) {
+      this.depth = 0;
+      throw new this.rt.EvalError('eval_recursion_error', 'maximum evaluation depth exceeded');
+    }
+    try {
+      return fn();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** A value installed by `with data.… as …` that covers `path`, if any. */
+  private override(path: string[], c: EvalContext, compute: () => Value | undefined): Value | undefined | typeof NOT_OVERRIDDEN {
+    let result: Value | undefined | typeof NOT_OVERRIDDEN = NOT_OVERRIDDEN;
+    for (const o of c.dataOverrides!) {
+      if (isPrefix(o.path, path)) result = this.rt.dig(o.value, path, o.path.length);
+      else if (isPrefix(path, o.path)) {
+        const base = result === NOT_OVERRIDDEN ? compute() : result;
+        result = this.rt.setPath(base, o.path.slice(path.length), o.value);
+      }
+    }
+    return result;
+  }
+
+  private computeGroup(g: RuleGroup, c: EvalContext): Value | undefined {
+    switch (g.kind) {
+      case 'complete':
+        return orDefault(this.single(g, c, undefined, 'complete rules must not produce multiple outputs'), g.default);
+      case 'set': {
+        const out = new this.rt.RSet();
+        for (const d of g.defs) {
+          this.run(g, d, new Array(d.frameSize), c, (f, c2) => {
+            const v = this.ip.expr(d.value, f, c2);
+            if (v !== undefined) out.add(v);
+            return false;
+          });
+        }
+        return out;
+      }
+      case 'object':
+        return this.object(g, c);
+      case 'function':
+        return undefined;
+    }
+  }
+
+  /** Complete-rule or function definitions: every one that succeeds must agree. */
+  private single(g: RuleGroup, c: EvalContext, args: Value[] | undefined, conflict: string): Value | undefined {
+    const rt = this.rt;
+    let result: Value | undefined;
+    for (const first of g.defs) {
+      let d: RuleDef | undefined = first;
+      while (d) {
+        const cur: RuleDef = d;
+        const f: Slots = new Array(cur.frameSize);
+        if (args && !this.matchParams(cur, args, f, c)) break;
+        let found = false;
+        this.run(g, cur, f, c, (f2, c2) => {
+          const v = this.ip.expr(cur.value, f2, c2);
+          if (v === undefined) return false;
+          found = true;
+          if (result === undefined) result = v;
+          else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
+          return cur.value.k === 'const';
+        });
+        if (found) break;
+        d = cur.else;
+      }
+    }
+    return result;
+  }
+
+  private matchParams(d: RuleDef, args: Value[], f: Slots, c: EvalContext): boolean {
+    for (let i = 0; i < d.params.length; i++) if (!this.ip.match(d.params[i]!, args[i]!, f, c)) return false;
+    return true;
+  }
+
+  private object(g: RuleGroup, c: EvalContext): Value {
+    const rt = this.rt;
+    const root = new rt.RObject();
+    for (const d of g.defs) {
+      this.run(g, d, new Array(d.frameSize), c, (f, c2) => {
+        const keys: Value[] = [];
+        for (const k of d.keys) {
+          const v = this.ip.expr(k, f, c2);
+          if (v === undefined) return false;
+          keys.push(v);
+        }
+        const v = this.ip.expr(d.value, f, c2);
+        if (v === undefined) return false;
+        let obj = root;
+        for (let i = 0; i < keys.length - 1; i++) {
+          let next = obj.get(keys[i]!);
+          if (next === undefined) {
+            next = new rt.RObject();
+            obj.set(keys[i]!, next);
+          } else if (!(next instanceof rt.RObject)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', d.loc);
+          obj = next;
+        }
+        const last = keys[keys.length - 1]!;
+        if (g.leafSet) {
+          let s = obj.get(last);
+          if (s === undefined) {
+            s = new rt.RSet();
+            obj.set(last, s);
+          }
+          if (s instanceof rt.RSet) s.add(v);
+          return false;
+        }
+        const prev = obj.get(last);
+        if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', d.loc);
+        obj.set(last, v);
+        return false;
+      });
+    }
+    return root;
+  }
+
+  callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined {
+    const g = this.ip.ir.groups[id]!;
+    if (c.fnOverrides !== undefined) {
+      const name = 'data.' + g.path.join('.');
+      if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
+    }
+    return this.guard(() => orDefault(this.single(g, c, args, 'functions must not produce multiple outputs for same inputs'), g.default));
+  }
+
+  callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined {
+    const ip = this.ip;
+    const o = c.fnOverrides?.get(name);
+    if (o) {
+      if (o.kind === 'value') return o.value;
+      // A mock runs without mocks: inside it, every function is the original.
+      const plain = c.derive();
+      plain.fnOverrides = undefined;
+      if (o.kind === 'group') return this.callFunction(o.group, args, plain, loc);
+      return ip.invoke(ip.builtin(o.name, loc), o.name, args, plain, loc);
+    }
+    return ip.invoke(ip.builtin(name, loc), name, args, c, loc);
+  }
+
+  vdoc(id: number, c: EvalContext): Value | undefined {
+    const rt = this.rt;
+    const node = this.ip.ir.nodes[id]!;
+    if (c.dataOverrides !== undefined) {
+      const o = this.override(node.path, c, () => this.computeNode(id, c));
+      if (o !== NOT_OVERRIDDEN) return o;
+    }
+    const m = c.nodeMemo.get(id);
+    if (m !== undefined) return m === rt.NO_VALUE ? undefined : (m as Value);
+    const v = this.computeNode(id, c);
+    c.nodeMemo.set(id, (v === undefined ? rt.NO_VALUE : v) as Value);
+    return v;
+  }
+
+  /** `data.<node>[key]` for a key known only at run time: evaluates just that child. */
+  vdocKey(id: number, key: Value, c: EvalContext): Value | undefined {
+    const rt = this.rt;
+    const ir = this.ip.ir;
+    const node = ir.nodes[id]!;
+    const name = typeof key === 'string' ? key : typeof key === 'number' ? String(key) : undefined;
+    const child = name === undefined ? undefined : node.children.get(name);
+    if (child !== undefined) return this.nodeValue(child, c);
+    const base = rt.dot(rt.dig(c.data, node.path), name ?? key);
+    if (base !== undefined) return base;
+    for (const g of node.groups) {
+      if (ir.groups[g]!.kind !== 'object') continue;
+      const v = rt.dot(this.evalGroup(g, c), key);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
+
+  /** The value at a tree node: its rule group when it is a plain rule, else the merged document. */
+  private nodeValue(id: number, c: EvalContext): Value | undefined {
+    const ir = this.ip.ir;
+    const node = ir.nodes[id]!;
+    if (node.children.size === 0 && node.groups.length > 0) {
+      const g = ir.groups[node.groups[0]!]!;
+      if (g.kind === 'function') return undefined;
+      if (g.kind !== 'object') return this.evalGroup(g.id, c);
+    }
+    return this.vdoc(id, c);
+  }
+
+  private computeNode(id: number, c: EvalContext): Value | undefined {
+    const rt = this.rt;
+    const ir = this.ip.ir;
+    const node = ir.nodes[id]!;
+    const groups = node.groups.map((g) => ir.groups[g]!).filter((g) => g.kind !== 'function');
+    if (groups.length > 0 && node.children.size === 0 && groups[0]!.kind !== 'object') return this.evalGroup(groups[0]!.id, c);
+    const base = rt.dig(c.data, node.path);
+    let out = base instanceof rt.RObject ? base.clone() : new rt.RObject();
+    for (const g of groups) {
+      const v = this.evalGroup(g.id, c);
+      if (v instanceof rt.RObject) out = rt.mergeValues(out, v) as typeof out;
+      else if (v !== undefined) return v;
+    }
+    for (const [name, child] of node.children) {
+      const cn = ir.nodes[child]!;
+      const onlyFunctions = cn.children.size === 0 && cn.groups.length > 0 && cn.groups.every((g) => ir.groups[g]!.kind === 'function');
+      if (onlyFunctions) continue;
+      const v = this.vdoc(child, c);
+      // Base documents win over rules at the same path (as OPA).
+      if (v !== undefined) out.set(name, rt.mergeValues(v, out.getStr(name) ?? v));
+    }
+    return out;
+  }
+}
+
+/** `v ?? d` without treating Rego `null` as missing. */
+function orDefault(v: Value | undefined, d: Value | undefined): Value | undefined {
+  return v === undefined ? d : v;
+}
+
+function isPrefix(a: string[], b: string[]): boolean {
+  if (a.length > b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
