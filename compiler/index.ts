@@ -10,3 +10,4 @@ export { moduleToJSON, bodyToJSON, termToJSON, termToValue, stringifyOpaJSON, ty
 export type { CompiledPolicy } from './policy.js';
 export { formatModule } from './ast/print.js';
 export { mapTerm, mapBody } from './ast/transform.js';
+export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJSON, prettyTrace, EXPLAIN_MODES, type TraceEvent, type ExplainMode, type TracedResult, type InterpretedQuery } from './interp/index.js';

@@ -9,6 +9,7 @@ import { resolveRefs } from './passes/resolve-refs.js';
 import type { CompileState } from './passes/pass.js';
 import { PlanContext } from './plan/context.js';
 import { planQuery } from './plan/query.js';
+import { checkBlockTypes } from './passes/check-types.js';
 import { Program } from './codegen/js/program.js';
 import type { PolicyIR, QueryPlan } from './ir/ir.js';
 import { RUNTIME } from '../runtime/scope.js';
@@ -46,7 +47,7 @@ export class CompiledPolicy implements Policy {
   constructor(readonly state: CompileState) {
     this.ir = state.ir!;
     this.program = new Program(this.ir, RUNTIME);
-    this.planContext = new PlanContext(state.tree!);
+    this.planContext = new PlanContext(state.tree!, { v0Compatible: state.opts.v0Compatible });
   }
 
   get modules(): Module[] {
@@ -62,7 +63,10 @@ export class CompiledPolicy implements Policy {
   private planBody(body: Body, text: string): QueryPlan {
     const resolved = resolveQuery(body);
     try {
-      return planQuery(this.planContext, resolved, exprTexts(body, text));
+      const plan = planQuery(this.planContext, resolved, exprTexts(body, text));
+      const typeErrors = checkBlockTypes(plan.body);
+      if (typeErrors.length > 0) throw new RegoErrors(typeErrors);
+      return plan;
     } catch (e) {
       if (e instanceof RegoError) throw new RegoErrors([e]);
       throw e;
@@ -83,10 +87,12 @@ export class CompiledPolicy implements Policy {
           if (e instanceof RangeError) throw new EvalError('eval_recursion_error', 'evaluation exceeded the maximum stack depth');
           throw e;
         }
-        return frames.map((f) => ({
-          expressions: plan.exprs.map((x) => ({ value: f[x.slot] as Value, text: x.text, location: { row: x.loc.row, col: x.loc.col } })),
-          bindings: Object.fromEntries(plan.vars.filter((v) => f[v.slot] !== undefined).map((v) => [v.name, f[v.slot] as Value])),
-        }));
+        return frames.map((f) => {
+          const bindings: Record<string, Value> = {};
+          for (const v of plan.vars) if (f[v.slot] !== undefined) bindings[v.name] = f[v.slot] as Value;
+          const expressions = plan.exprs.map((x) => ({ value: f[x.slot] as Value, text: x.text, location: { row: x.loc.row, col: x.loc.col } }));
+          return { expressions, bindings };
+        });
       },
     };
   }

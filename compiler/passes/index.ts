@@ -5,12 +5,14 @@ import { resolveRefs } from './resolve-refs.js';
 import { ruleTree } from './rule-tree.js';
 import { plan } from './plan.js';
 import { checkRecursion } from './check-recursion.js';
+import { checkTypes } from './check-types.js';
 import { RegoErrors } from '../source/diagnostics.js';
 
 export const PASSES: readonly Pass[] = [
   resolveRefs, // imports and rule names → absolute data refs
   ruleTree, // group rules by path; kind, arity and default conflicts
   plan, // locals, safety ordering, builtin arity, IR per group
+  checkTypes, // constant builtin arguments match the declared types
   checkRecursion, // no rule may depend on itself
 ];
 

@@ -12,7 +12,7 @@ export const plan: Pass = {
   name: 'plan',
   run(state) {
     const tree = state.tree!;
-    const ctx = new PlanContext(tree);
+    const ctx = new PlanContext(tree, { v0Compatible: state.opts.v0Compatible });
     const groups: RuleGroup[] = [];
     for (const g of tree.groups) {
       try {

@@ -8,7 +8,13 @@ import { getBuiltin } from '../../runtime/builtins/catalog.js';
 import type { CallInfo } from './analyze.js';
 
 export class PlanContext {
-  constructor(readonly tree: RuleTree) {}
+  /** `v0Compatible`: accept deprecated builtins (OPA v1 treats them as undefined). */
+  constructor(readonly tree: RuleTree, readonly opts: { v0Compatible?: boolean } = {}) {}
+
+  private builtin(name: string) {
+    const b = getBuiltin(name);
+    return b?.decl.deprecated && !this.opts.v0Compatible ? undefined : b;
+  }
 
   node(id: number): TreeNode {
     return this.tree.nodes[id]!;
@@ -24,7 +30,7 @@ export class PlanContext {
   }
 
   isBuiltin(name: string): boolean {
-    return getBuiltin(name) !== undefined || name === 'print' || name === 'internal.print';
+    return this.builtin(name) !== undefined || name === 'print' || name === 'internal.print';
   }
 
   callInfo(op: Term): CallInfo | undefined {
@@ -35,7 +41,7 @@ export class PlanContext {
       return g?.kind === 'function' ? { arity: g.arity ?? 0, variadic: false, relation: false } : undefined;
     }
     if (name === 'print' || name === 'internal.print') return { arity: 0, variadic: true, relation: false };
-    const b = getBuiltin(name);
+    const b = this.builtin(name);
     if (!b) return undefined;
     return { arity: b.decl.args.length, variadic: b.decl.variadic !== undefined, relation: b.decl.relation === true };
   }

@@ -75,26 +75,22 @@ export class Program implements ProgramOps {
     }
     c.memo.set(id, IN_PROGRESS as never);
     let v: Value | undefined;
+    if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      v = this.guard(() => this.computeGroup(g, c));
+      v = this.computeGroup(g, c);
     } catch (e) {
       c.memo.delete(id);
       throw e;
+    } finally {
+      this.depth--;
     }
     c.memo.set(id, (v === undefined ? this.rt.NO_VALUE : v) as Value);
     return v;
   }
 
-  private guard<T>(fn: () => T): T {
-    if (++this.depth > MAX_CALL_DEPTH) {
-      this.depth = 0;
-      throw new this.rt.EvalError('eval_recursion_error', 'maximum evaluation depth exceeded');
-    }
-    try {
-      return fn();
-    } finally {
-      this.depth--;
-    }
+  private tooDeep(): never {
+    this.depth = 0;
+    throw new this.rt.EvalError('eval_recursion_error', 'maximum evaluation depth exceeded');
   }
 
   /** A value installed by `with data.… as …` that covers `path`, if any. */
@@ -208,9 +204,12 @@ export class Program implements ProgramOps {
       const name = 'data.' + g.path.join('.');
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
-    return this.guard(
-      () => orDefault(this.single(this.defs[id]!, c, args, 'functions must not produce multiple outputs for same inputs'), g.default),
-    );
+    if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
+    try {
+      return orDefault(this.single(this.defs[id]!, c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
+    } finally {
+      this.depth--;
+    }
   }
 
   callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined {
