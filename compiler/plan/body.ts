@@ -221,6 +221,7 @@ function withPath(t: Term): string[] | undefined {
 /** Declare a body's variables: declarations first (they shadow), then the rest. */
 export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) => boolean = () => false): void {
   let index = 0;
+  const assigned = new Set<string>();
   const declare = (v: VarTerm) => {
     if (!scope.vars.has(v.name)) {
       scope.declare(v.name);
@@ -230,6 +231,13 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
   for (const [i, e] of body.entries()) {
     index = i;
     const b = e.body;
+    if (b.type === 'term' && isAssign(b.term)) {
+      for (const v of directVars((b.term as { args: Term[] }).args[0]!)) {
+        if (v.wildcard) continue;
+        if (assigned.has(v.name)) throw new RegoError('rego_compile_error', `var ${v.name} assigned above`, e.loc);
+        assigned.add(v.name);
+      }
+    }
     if (b.type === 'some') b.vars.forEach(declare);
     else if (b.type === 'somein') {
       for (const t of [b.key, b.value]) if (t) directVars(t).forEach(declare);

@@ -1,0 +1,129 @@
+// Each compiler pass on small programs: what it produces and the errors it reports.
+import { describe, expect, it } from 'vitest';
+import { parseModule } from '../../../compiler/parser/index.js';
+import { PASSES, runPasses } from '../../../compiler/passes/index.js';
+import type { CompileState } from '../../../compiler/passes/pass.js';
+import { RegoErrors } from '../../../compiler/source/diagnostics.js';
+import { listIR } from '../../../compiler/ir/listing.js';
+import { compile } from '../../../compiler/index.js';
+
+function stateOf(...texts: string[]): CompileState {
+  return { opts: {}, errors: [], modules: texts.map((t, i) => parseModule(t, `m${i}.rego`)) };
+}
+
+function runUntil(name: string, state: CompileState): CompileState {
+  for (const p of PASSES) {
+    p.run(state);
+    if (p.name === name) break;
+  }
+  return state;
+}
+
+function compileErrors(...texts: string[]): { code: string; message: string; row?: number }[] {
+  try {
+    runPasses(stateOf(...texts));
+    return [];
+  } catch (e) {
+    if (!(e instanceof RegoErrors)) throw e;
+    return e.errors.map((x) => ({ code: x.code, message: x.message, row: x.location?.row }));
+  }
+}
+
+describe('pass list', () => {
+  it('is one ordered list of named passes', () => {
+    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion']);
+  });
+});
+
+describe('resolve-refs', () => {
+  it('turns rule names and imports into absolute refs, and leaves locals alone', () => {
+    const s = runUntil('resolve-refs', stateOf('package a\nimport data.lib.x as y\nq := 1\np if { q; y.z; v := 1; v }'));
+    const body = s.modules[0]!.rules[1]!.body;
+    const refOf = (i: number) => {
+      const t = (body[i]!.body as { term: { kind: string; head?: { name: string }; path?: { value: string }[] } }).term;
+      return t.kind === 'ref' ? [t.head!.name, ...t.path!.map((p) => p.value)].join('.') : t.kind;
+    };
+    expect(refOf(0)).toBe('data.a.q');
+    expect(refOf(1)).toBe('data.lib.x.z');
+    expect(refOf(3)).toBe('var');
+  });
+});
+
+describe('rule-tree', () => {
+  it('groups rules by path and kind', () => {
+    const s = runUntil('rule-tree', stateOf('package a\np := 1\ns contains 1\no[k] := 1 if k := "x"\nf(x) := x\nb.c.d := 2'));
+    const groups = s.tree!.groups.map((g) => `${g.path.join('.')}:${g.kind}`);
+    expect(groups).toEqual(['a.p:complete', 'a.s:set', 'a.o:object', 'a.f:function', 'a.b.c.d:complete']);
+  });
+
+  it('reports conflicting rule kinds and repeated defaults', () => {
+    expect(compileErrors('package a\np := 1\np contains 2')).toEqual([{ code: 'rego_type_error', message: 'conflicting rules data.a.p found', row: 3 }]);
+    expect(compileErrors('package a\ndefault p := 1\ndefault p := 2')[0]!.message).toBe('multiple default rules data.a.p found');
+    expect(compileErrors('package a\nf(x) := 1\nf(x, y) := 2')[0]!.message).toBe('conflicting rules data.a.f found');
+  });
+});
+
+describe('plan (safety and ordering)', () => {
+  it('reorders a body so variables are bound before use', () => {
+    const s = runUntil('plan', stateOf('package a\np := y if { y := x + 1; x := 2 }'));
+    const listing = listIR(s.ir!);
+    expect(listing.indexOf('let $1 = 2')).toBeLessThan(listing.indexOf('plus($1, 1)'));
+  });
+
+  it('reports unsafe variables with their location', () => {
+    expect(compileErrors('package a\n\np if {\n  x > 1\n}')).toEqual([{ code: 'rego_unsafe_var_error', message: 'var x is unsafe', row: 4 }]);
+    expect(compileErrors('package a\np if not q[x]\nq contains 1')[0]!.code).toBe('rego_unsafe_var_error');
+  });
+
+  it('checks builtin arity and unknown functions', () => {
+    expect(compileErrors('package a\np := count(1, 2, 3)')[0]!.message).toMatch(/^count: arity mismatch/);
+    expect(compileErrors('package a\np := nosuchfn(1)')[0]!.message).toBe('undefined function nosuchfn');
+  });
+
+  it('lets ref keys iterate (generators) and binds composite patterns', () => {
+    const s = runUntil('plan', stateOf('package a\np contains k if { input.xs[k] }\nq contains a if { [a, 1] = input.pair }'));
+    const listing = listIR(s.ir!);
+    expect(listing).toContain('scan input["xs"] key=$0');
+    expect(listing).toContain('match [$0, =1] = input["pair"]');
+  });
+});
+
+describe('check-types', () => {
+  it('rejects constant arguments of the wrong type', () => {
+    const e = compileErrors('package a\np := upper(1)')[0]!;
+    expect(e.code).toBe('rego_type_error');
+    expect(e.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (string)');
+  });
+
+  it('accepts arguments whose types are only known at run time', () => {
+    expect(compileErrors('package a\np := upper(input.x)')).toEqual([]);
+  });
+});
+
+describe('check-recursion', () => {
+  it('reports recursive rules with the cycle', () => {
+    const e = compileErrors('package a\np if q\nq if p')[0]!;
+    expect(e.code).toBe('rego_recursion_error');
+    expect(e.message).toBe('rule data.a.p is recursive: data.a.p -> data.a.q -> data.a.p');
+  });
+});
+
+describe('queries', () => {
+  it('capture the value of a single expression, false included (as OPA)', () => {
+    const p = compile([{ file: 'a.rego', text: 'package a\ndefault allow := false' }]);
+    expect(p.prepare('data.a.allow').eval()[0]!.expressions[0]!.value).toBe(false);
+    expect(p.prepare('1 == 2').eval()[0]!.expressions[0]!.value).toBe(false);
+  });
+
+  it('test captured values when the query has several expressions', () => {
+    const p = compile([{ file: 'a.rego', text: 'package a\ndefault allow := false' }]);
+    expect(p.prepare('data.a.allow; true').eval()).toEqual([]);
+  });
+
+  it('report user variables only (no wildcards or generated names)', () => {
+    const p = compile([{ file: 'a.rego', text: 'package a\nxs := [1, 2]' }]);
+    const q = p.prepare('x := data.a.xs[_]');
+    expect(q.vars).toEqual(['x']);
+    expect(q.eval().map((r) => r.bindings)).toEqual([{ x: 1 }, { x: 2 }]);
+  });
+});
