@@ -8,13 +8,14 @@
 import { readFileSync } from 'node:fs';
 import type { SourceFile } from '../compiler/api.js';
 import { compile, parseModule } from '../compiler/index.js';
-import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { LoadError, findRegoFiles } from './loader.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } from './output.js';
 
 export const CHECK_FLAGS: FlagSpec[] = [
   { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json'], default: 'pretty', description: 'set output format' },
   { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
+  { name: 'ignore', type: 'string', repeatable: true, metavar: 'GLOB', description: 'skip files and directories whose name matches' },
   { name: 'max-errors', short: 'm', type: 'string', default: '10', metavar: 'N', description: 'report at most N errors (0 or negative: all)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for check' },
 ];
@@ -62,7 +63,7 @@ export function checkCommand(argv: string[], io: IO): number {
   const json = str(args, 'format') === 'json';
   let errors: OutputError[];
   try {
-    const files = findRegoFiles(args.positionals).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+    const files = findRegoFiles(args.positionals, list(args, 'ignore')).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
     errors = checkFiles(files, bool(args, 'v0-compatible'));
   } catch (e) {
     errors = e instanceof LoadError ? [{ message: e.message }] : toOutputErrors(e);

@@ -3,10 +3,13 @@
 //   -b/--bundle DIR     bundle directories (repeatable)
 //   -i/--input FILE     input document (JSON or YAML); -I/--stdin-input reads stdin
 //   --format json|pretty|raw (default json), --v0-compatible, --strict-builtin-errors,
-//   --fail (exit 1 when undefined), --fail-defined (exit 1 when defined).
+//   --fail (exit 1 when undefined), --fail-defined (exit 1 when defined),
+//   --explain notes|fails|full|debug: evaluate with the reference interpreter and
+//   print the trace as OPA does (pretty: the trace text before the result; json:
+//   an `explanation` array of events after `result`).
 // Errors (load, parse, compile, eval) print as OPA does: `{"errors":[…]}` for json,
 // `N error(s) occurred: …` otherwise, with exit code 1.
-import { compile } from '../compiler/index.js';
+import { compile, evalEventJSON, explain, prepareInterpreted, prettyTrace, stringifyOpaJSON, type ExplainMode, type TraceEvent } from '../compiler/index.js';
 import type { ResultRow } from '../compiler/api.js';
 import type { Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
@@ -23,6 +26,7 @@ export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'strict-builtin-errors', type: 'boolean', description: 'treat the first built-in function error as fatal' },
   { name: 'fail', type: 'boolean', description: 'exit with code 1 if the result is undefined' },
   { name: 'fail-defined', type: 'boolean', description: 'exit with code 1 if the result is defined' },
+  { name: 'explain', type: 'string', choices: ['notes', 'fails', 'full', 'debug'], metavar: 'MODE', description: 'enable query explanations (notes, fails, full, debug)' },
   { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'stop evaluation after this long (e.g. 5s, 500ms)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
 ];
@@ -43,10 +47,11 @@ export interface EvalRequest {
   fail: boolean;
   failDefined: boolean;
   timeoutMs?: number;
+  explain?: ExplainMode;
 }
 
 /** Outcome of an evaluation: rows, or the errors to report. */
-export type EvalOutcome = { ok: true; rows: ResultRow[] } | { ok: false; error: unknown };
+export type EvalOutcome = ({ ok: true; rows: ResultRow[] } | { ok: false; error: unknown }) & { explanation?: TraceEvent[] };
 
 /** Parse `5s`, `500ms`, `1m`, or a bare number of seconds. */
 export function parseDuration(text: string): number {
@@ -68,15 +73,17 @@ export function evaluate(req: EvalRequest, io?: IO): EvalOutcome {
       input = parseDataFile('stdin.json', io.stdin());
     }
     const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
-    const prepared = policy.prepare(req.query);
-    const rows = prepared.eval({
+    const evalOpts = {
       ...(input !== undefined ? { input } : {}),
       data: loaded.data,
       strictBuiltinErrors: req.strictBuiltinErrors,
-      print: (msg) => io?.err(msg + '\n'),
+      print: (msg: string) => io?.err(msg + '\n'),
       ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
-    });
-    return { ok: true, rows };
+    };
+    if (req.explain === undefined) return { ok: true, rows: policy.prepare(req.query).eval(evalOpts) };
+    const traced = prepareInterpreted(policy, req.query).evalWithTrace(evalOpts);
+    const explanation = explain(traced.events, req.explain);
+    return traced.error !== undefined ? { ok: false, error: traced.error, explanation } : { ok: true, rows: traced.rows, explanation };
   } catch (error) {
     return { ok: false, error };
   }
@@ -84,6 +91,18 @@ export function evaluate(req: EvalRequest, io?: IO): EvalOutcome {
 
 /** Render an outcome in the requested format. */
 export function render(outcome: EvalOutcome, format: EvalRequest['format']): string {
+  const text = renderResult(outcome, format);
+  const events = outcome.explanation;
+  if (!events || events.length === 0) return text;
+  if (format === 'pretty') return prettyTrace(events, { locations: true }) + text;
+  if (format !== 'json') return text;
+  // `explanation` follows `errors`/`result` in OPA's output object.
+  const trace = stringifyOpaJSON(events.map(evalEventJSON), '  ', '  ');
+  const body = text.trimEnd();
+  return (body === '{}' ? `{\n  "explanation": ${trace}\n}` : `${body.slice(0, -2)},\n  "explanation": ${trace}\n}`) + '\n';
+}
+
+function renderResult(outcome: EvalOutcome, format: EvalRequest['format']): string {
   if (!outcome.ok) {
     const errs = toOutputErrors(outcome.error);
     return format === 'json' ? errorsJSON(errs) + '\n' : errorsText(errs) + '\n';
@@ -119,6 +138,7 @@ export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
     fail: bool(args, 'fail'),
     failDefined: bool(args, 'fail-defined'),
     ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
+    ...(str(args, 'explain') !== undefined ? { explain: str(args, 'explain') as ExplainMode } : {}),
   };
 }
 

@@ -100,12 +100,25 @@ export function walk(dir: string): string[] {
   return out;
 }
 
-/** The .rego files at the given paths (files or directories, recursively). */
-export function findRegoFiles(paths: string[]): string[] {
+/** A glob (`*`, `?`) as a whole-string regular expression. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * The .rego files at the given paths (files or directories, recursively). Files
+ * found by walking are left out when any path segment below the root matches one
+ * of the `ignore` globs (as `opa check --ignore`).
+ */
+export function findRegoFiles(paths: string[], ignore: string[] = []): string[] {
+  const patterns = ignore.map(globToRegExp);
+  const ignored = (root: string, file: string): boolean =>
+    patterns.length > 0 && relative(root, file).split(sep).some((seg) => patterns.some((re) => re.test(seg)));
   const out: string[] = [];
   for (const p of paths) {
     if (!existsSync(p)) throw new LoadError(`stat ${p}: no such file or directory`);
-    if (statSync(p).isDirectory()) out.push(...walk(p).filter((f) => f.endsWith('.rego')));
+    if (statSync(p).isDirectory()) out.push(...walk(p).filter((f) => f.endsWith('.rego') && !ignored(p, f)));
     else out.push(p);
   }
   return out;

@@ -3,9 +3,14 @@
 // returns an exit code. Later work adds its command by adding a table entry — the
 // reserved names (run, build, test, fmt, bench, capabilities, control-plane) answer
 // "not implemented yet" until then. Unknown commands print the usage, exit code 2.
+import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
+import { runCommand } from './run.js';
 import { parseCommand } from './parse.js';
+import { testCommand } from './test.js';
+import { fmtCommand } from './fmt.js';
+import { capabilitiesCommand } from './capabilities.js';
 import type { IO } from './output.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,13 +37,13 @@ export const COMMANDS: Record<string, Command> = {
   version: { summary: 'Print the version of regent', run: versionCommand },
   help: { summary: 'Help about any command', run: helpCommand },
   // Reserved slots: replace `notYet` with the implementation.
-  run: { summary: 'Start the server (REST API)', run: notYet('run') },
-  build: { summary: 'Build a bundle', run: notYet('build') },
-  test: { summary: 'Execute Rego test cases', run: notYet('test') },
-  fmt: { summary: 'Format Rego source files', run: notYet('fmt') },
+  run: { summary: 'Start the server (REST API)', run: runCommand },
+  build: { summary: 'Build an OPA bundle', run: buildCommand },
+  test: { summary: 'Execute Rego test cases', run: testCommand },
+  fmt: { summary: 'Format Rego source files', run: fmtCommand },
   bench: { summary: 'Benchmark a Rego query', run: notYet('bench') },
-  capabilities: { summary: 'Print the capabilities of regent', run: notYet('capabilities') },
-  'control-plane': { summary: 'Talk to a control plane', run: notYet('control-plane') },
+  capabilities: { summary: 'Print the capabilities of regent', run: capabilitiesCommand },
+  'control-plane': { summary: 'Run the control plane service', run: async (a, io) => (await import('./control-plane.js')).controlPlaneCommand(a, io) },
 };
 
 export function usage(): string {

@@ -1,18 +1,24 @@
-// `regent parse [--format json|pretty] [--v0-compatible] [--json-include locations] FILE`:
-// parse one Rego module and print its AST. JSON output is the AST as plain JSON:
-// numbers exact (BigNum written as its decimal text), `loc` fields left out unless
-// `--json-include locations`. Pretty output is an indented tree of the nodes.
+// `regent parse [--format pretty|json|internal] [--v0-compatible] [--json-include …] FILE`:
+// parse one Rego module and print its AST. `json` is OPA's JSON AST
+// (compiler/ast/opa-json.ts): locations only with `--json-include locations`,
+// comments unless `-comments`. `internal` is regent's own AST as plain JSON (exact
+// numbers, `loc` only with locations). `pretty` is an indented tree of the nodes.
+// `--dump-passes` / `--dump-ir` compile the module and print pass dumps / the IR.
 // Parse errors print like `opa parse` errors: JSON `{"errors":[…]}` or error lines.
 import { existsSync, readFileSync } from 'node:fs';
-import { parseModule } from '../compiler/index.js';
+import { moduleToJSON, parseModule, stringifyOpaJSON } from '../compiler/index.js';
 import { BigNum, RObject, RSet, formatNumber } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { errorsJSON, errorsText, quote, toOutputErrors, type IO } from './output.js';
+import { dumpPipeline } from './parse-dump.js';
 
 export const PARSE_FLAGS: FlagSpec[] = [
-  { name: 'format', short: 'f', type: 'string', choices: ['json', 'pretty'], default: 'pretty', description: 'set output format' },
+  { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json', 'internal'], default: 'pretty', description: 'set output format' },
   { name: 'v0-compatible', type: 'boolean', description: 'parse Rego v0 syntax' },
-  { name: 'json-include', type: 'string', repeatable: true, metavar: 'WHAT', description: "extra JSON fields: 'locations'" },
+  { name: 'json-include', type: 'string', repeatable: true, metavar: 'WHAT', description: "include or exclude optional JSON elements: locations, comments (e.g. locations,-comments)" },
+  { name: 'dump-passes', type: 'boolean', description: 'compile the module and print what each compiler pass produced' },
+  { name: 'dump-ir', type: 'boolean', description: 'compile the module and print its IR listing' },
+  { name: 'query', short: 'q', type: 'string', metavar: 'QUERY', description: 'with --dump-ir: also print the plan of this query' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for parse' },
 ];
 
@@ -95,7 +101,7 @@ export function parseCommand(argv: string[], io: IO): number {
       return 0;
     }
     if (args.positionals.length !== 1) throw new UsageError('specify exactly one file to parse');
-    const bad = list(args, 'json-include').flatMap((s) => s.split(',')).filter((s) => s.replace(/^-/, '') !== 'locations' && s !== '');
+    const bad = list(args, 'json-include').flatMap((s) => s.split(',')).filter((s) => !['locations', 'comments'].includes(s.replace(/^-/, '')) && s !== '');
     if (bad.length) throw new UsageError(`unknown --json-include value(s): ${bad.join(', ')}`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -106,14 +112,22 @@ export function parseCommand(argv: string[], io: IO): number {
   const file = args.positionals[0]!;
   const includes = list(args, 'json-include').flatMap((s) => s.split(','));
   const locations = includes.includes('locations');
+  const comments = !includes.includes('-comments');
   try {
     if (!existsSync(file)) throw new Error(`stat ${file}: no such file or directory`);
     const module = parseModule(readFileSync(file, 'utf8'), file, { v0Compatible: bool(args, 'v0-compatible') });
-    io.out(format === 'json' ? astToJSON(module, { locations }) + '\n' : astToTree(module));
+    if (bool(args, 'dump-passes') || bool(args, 'dump-ir')) {
+      const opts = { passes: bool(args, 'dump-passes'), ir: bool(args, 'dump-ir'), v0Compatible: bool(args, 'v0-compatible'), query: str(args, 'query') };
+      dumpPipeline(module, opts, io.out);
+      return 0;
+    }
+    if (format === 'json') io.out(stringifyOpaJSON(moduleToJSON(module, { locations, comments })) + '\n');
+    else if (format === 'internal') io.out(astToJSON(module, { locations }) + '\n');
+    else io.out(astToTree(module));
     return 0;
   } catch (e) {
     const errs = toOutputErrors(e);
-    if (format === 'json') io.out(errorsJSON(errs) + '\n');
+    if (format !== 'pretty') io.out(errorsJSON(errs) + '\n');
     else io.err(errorsText(errs) + '\n');
     return 1;
   }

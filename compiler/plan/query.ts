@@ -27,7 +27,7 @@ export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryP
     const slot = exprSlots[i]!;
     if (last && last.k === 'test') {
       out.pop();
-      out.push({ k: 'let', slot, expr: last.expr });
+      out.push({ k: 'let', slot, expr: last.expr, ...(last.src ? { src: last.src } : {}) });
       captured.push(slot);
     } else out.push({ k: 'let', slot, expr: { k: 'const', value: true } } as Stmt);
   });

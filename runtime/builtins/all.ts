@@ -27,6 +27,8 @@ import { builtins as graphql_ } from './graphql.js';
 import { builtins as http_ } from './http.js';
 import { builtins as providers_ } from './providers.js';
 import { builtins as opa_ } from './opa.js';
+import { builtins as rego_ } from './rego.js';
+import { builtins as internal_ } from './internal.js';
 
 export const ALL_BUILTINS: readonly (readonly BuiltinDef[])[] = [
   numbers_,
@@ -56,4 +58,6 @@ export const ALL_BUILTINS: readonly (readonly BuiltinDef[])[] = [
   http_,
   providers_,
   opa_,
+  rego_,
+  internal_,
 ];

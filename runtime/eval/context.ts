@@ -45,7 +45,7 @@ export type Memo = Map<number, Value | typeof NO_VALUE>;
 
 export class EvalContext {
   memo: Memo = new Map();
-  nodeMemo: Memo = new Map();
+  private nodeMemoMap: Memo | undefined;
   fnOverrides: Map<string, FunctionOverride> | undefined;
   dataOverrides: DataOverride[] | undefined;
   /** The context a `with` block returns to. */
@@ -58,6 +58,11 @@ export class EvalContext {
     readonly builtins: BuiltinContext,
     readonly deadline: number | undefined,
   ) {}
+
+  /** Memoized virtual documents of tree nodes (made on first use). */
+  get nodeMemo(): Memo {
+    return (this.nodeMemoMap ??= new Map());
+  }
 
   /** A child context for a `with` block: same limits, fresh memo. */
   derive(): EvalContext {

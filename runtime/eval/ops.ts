@@ -65,10 +65,7 @@ export function forEachMemberUnordered(v: Value | undefined, fn: (k: Value, x: V
     for (let i = 0; i < v.length; i++) if (fn(i, v[i]!)) return true;
     return false;
   }
-  if (v instanceof RObject) {
-    for (const [k, x] of v.unorderedEntries()) if (fn(k, x)) return true;
-    return false;
-  }
+  if (v instanceof RObject) return v.forEachUnordered(fn);
   if (v instanceof RSet) {
     for (const x of v.unorderedValues()) if (fn(x, x)) return true;
   }

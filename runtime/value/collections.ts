@@ -3,7 +3,7 @@
 // own text for strings (the common case) and a tagged canonical encoding otherwise.
 // Iteration follows Rego's sort order, as OPA iterates objects and sets sorted.
 import type { Value } from './value.js';
-import { compare } from './compare.js';
+import { compare, compareStrings } from './compare.js';
 import { canonicalKey } from './key.js';
 
 /** Hash key for a member: strings map to themselves unless they could collide with tags. */
@@ -19,7 +19,10 @@ export function keyOf(v: Value): string {
 }
 
 export class RObject {
-  private readonly map = new Map<string, [Value, Value]>();
+  /** String keys (the common case), values stored directly. */
+  private readonly strs = new Map<string, Value>();
+  /** Other keys, by their hash key. */
+  private others: Map<string, [Value, Value]> | undefined;
   private sortedCache: [Value, Value][] | undefined;
   /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
   hashKey: string | undefined;
@@ -32,27 +35,28 @@ export class RObject {
   }
 
   get size(): number {
-    return this.map.size;
+    return this.strs.size + (this.others?.size ?? 0);
   }
 
   get(key: Value): Value | undefined {
-    const e = this.map.get(keyOf(key));
-    return e === undefined ? undefined : e[1];
+    if (typeof key === 'string') return this.strs.get(key);
+    return this.others?.get(keyOf(key))?.[1];
   }
 
   /** Fast path for string keys (most lookups). */
   getStr(key: string): Value | undefined {
-    const e = this.map.get(key.length > 0 && key.charCodeAt(0) === 0 ? '\u0000s' + key : key);
-    return e === undefined ? undefined : e[1];
+    return this.strs.get(key);
   }
 
   has(key: Value): boolean {
-    return this.map.has(keyOf(key));
+    if (typeof key === 'string') return this.strs.has(key);
+    return this.others?.has(keyOf(key)) ?? false;
   }
 
   /** Mutating insert: use only while building a fresh object. */
   set(key: Value, value: Value): this {
-    this.map.set(keyOf(key), [key, value]);
+    if (typeof key === 'string') this.strs.set(key, value);
+    else (this.others ??= new Map()).set(keyOf(key), [key, value]);
     this.sortedCache = undefined;
     this.hashKey = this.taggedKey = undefined;
     return this;
@@ -61,16 +65,22 @@ export class RObject {
   delete(key: Value): boolean {
     this.sortedCache = undefined;
     this.hashKey = this.taggedKey = undefined;
-    return this.map.delete(keyOf(key));
+    if (typeof key === 'string') return this.strs.delete(key);
+    return this.others?.delete(keyOf(key)) ?? false;
   }
 
   /** Entries in Rego key order. */
   entries(): [Value, Value][] {
     if (this.sortedCache === undefined) {
-      const arr = [...this.map.values()];
-      if (!arr.every(([k]) => typeof k === 'string')) arr.sort((x, y) => compare(x[0], y[0]));
-      else arr.sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : (x[0] as string) > (y[0] as string) ? 1 : 0));
-      this.sortedCache = arr;
+      const strs: [Value, Value][] = [];
+      for (const [k, v] of this.strs) strs.push([k, v]);
+      strs.sort((x, y) => compareStrings(x[0] as string, y[0] as string));
+      if (this.others && this.others.size > 0) {
+        const rest = [...this.others.values()];
+        const all = strs.concat(rest);
+        all.sort((x, y) => compare(x[0], y[0]));
+        this.sortedCache = all;
+      } else this.sortedCache = strs;
     }
     return this.sortedCache;
   }
@@ -84,13 +94,22 @@ export class RObject {
   }
 
   /** Entries in insertion order (cheaper when order does not matter). */
-  unorderedEntries(): IterableIterator<[Value, Value]> {
-    return this.map.values();
+  *unorderedEntries(): IterableIterator<[Value, Value]> {
+    for (const [k, v] of this.strs) yield [k, v];
+    if (this.others) yield* this.others.values();
+  }
+
+  /** Visit entries in insertion order without allocating; return true to stop. */
+  forEachUnordered(fn: (k: Value, v: Value) => boolean): boolean {
+    for (const [k, v] of this.strs) if (fn(k, v)) return true;
+    if (this.others) for (const [k, v] of this.others.values()) if (fn(k, v)) return true;
+    return false;
   }
 
   clone(): RObject {
     const o = new RObject();
-    for (const [h, e] of this.map) o.map.set(h, e);
+    for (const [k, v] of this.strs) o.strs.set(k, v);
+    if (this.others) o.others = new Map(this.others);
     return o;
   }
 }
@@ -118,9 +137,9 @@ export class RSet {
 
   /** Mutating insert: use only while building a fresh set. */
   add(v: Value): this {
-    const k = keyOf(v);
-    if (!this.map.has(k)) {
-      this.map.set(k, v);
+    const n = this.map.size;
+    this.map.set(keyOf(v), v);
+    if (this.map.size !== n) {
       this.sortedCache = undefined;
       this.hashKey = this.taggedKey = undefined;
     }

@@ -36,6 +36,12 @@ export interface PluginHost {
   setBundleStatus(status: BundleStatus): void;
   /** Labels from the config (id, version, plus user labels). */
   labels(): Record<string, string>;
+  /**
+   * Optional: evaluate the document at a slash path (e.g. `/system/log/mask`)
+   * with `input`; undefined when the document is undefined. Enables decision-log
+   * masking and dropping (`mask_decision`, `drop_decision`).
+   */
+  evaluate?(path: string, input: Value): Promise<Value | undefined>;
 }
 
 /** One decision log event, as OPA uploads it (see engine-behaviors.md §6.1). */

@@ -5,7 +5,8 @@
 // about the results is hard-coded here.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAll, type LoadResult } from './load.js';
-import { runCases, type CaseResult } from './run-case.js';
+import type { CaseResult } from './run-case.js';
+import { runIsolated } from './isolate.js';
 import { checkBaseline, formatFailure, formatTable, readBaseline, readSkip, summarize, unknownSkips } from './report.js';
 
 describe('OPA conformance suite', () => {
@@ -14,11 +15,12 @@ describe('OPA conformance suite', () => {
   let skip: Record<string, string>;
   let baseline: string[];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     loaded = loadAll();
     skip = readSkip();
     baseline = readBaseline();
-    results = runCases(loaded.cases, { skip, timeoutMs: 10_000 });
+    // Worker processes: a case that hangs or crashes fails alone, the run goes on.
+    results = await runIsolated(loaded.cases, { skip, timeoutMs: 10_000 });
     console.log(formatTable(summarize(results)));
   }, 20 * 60_000);
 

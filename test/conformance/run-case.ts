@@ -5,9 +5,11 @@
 //   - want_error: an error must occur and its text (`file:row: code: message`)
 //     must contain the string; want_error_code: the error's code must match (for
 //     compile errors, any of the reported RegoErrors); any other error fails;
-//   - rows are compared as a set of binding objects, as JSON (sets → sorted arrays,
-//     non-string keys → JSON text); sort_bindings sorts array-valued bindings
-//     first; ignore_generated_vars drops compiler-generated names;
+//   - rows are compared as JSON (sets → sorted arrays, non-string keys → JSON
+//     text), in order, as the suite's README specifies; with sort_bindings both
+//     lists of rows are sorted first, and so are array-valued bindings (OPA's
+//     runner sorts those; it compares rows as a set, which is more lenient than
+//     this); ignore_generated_vars drops compiler-generated names;
 //   - no want_result and no expected error means "undefined": no rows.
 // Nothing thrown by the engine escapes: every failure becomes a `fail` result.
 import * as regent from '../../compiler/index.js';
@@ -117,11 +119,12 @@ function judge(c: LoadedCase, out: Outcome): Omit<CaseResult, 'id' | 'folder' | 
     if (c.want_error_code !== undefined && !info.codes.includes(c.want_error_code))
       return { status: 'fail', reason: `error code is not ${c.want_error_code}`, expected: expectedText(c), actual };
   } else if (wantsError) {
-    return { status: 'fail', reason: 'expected an error, got a result', expected: expectedText(c), actual: rowsText(gotRows(c, out.rows ?? [])) };
+    return { status: 'fail', reason: 'expected an error, got a result', expected: expectedText(c), actual: rowsText(gotRows(c, out.rows ?? []), !c.sort_bindings) };
   }
   if (c.want_result !== undefined || !wantsError) {
-    const want = canonicalRows(wantRows(c));
-    const got = canonicalRows(gotRows(c, out.rows ?? []));
+    const ordered = !c.sort_bindings;
+    const want = canonicalRows(wantRows(c), ordered);
+    const got = canonicalRows(gotRows(c, out.rows ?? []), ordered);
     if (want.join('\n') !== got.join('\n'))
       return { status: 'fail', reason: 'unexpected result', expected: '[' + want.join(', ') + ']', actual: '[' + got.join(', ') + ']' };
   }
@@ -192,20 +195,21 @@ function sortIf(c: LoadedCase, v: JSONValue): JSONValue {
   return [...v].sort((a, b) => compare(fromJS(a), fromJS(b)));
 }
 
-/** Canonical JSON text of each row, deduplicated and sorted: a set comparison. */
-export function canonicalRows(rows: Row[]): string[] {
-  return [...new Set(rows.map((r) => toJSONText(fromJS(r))))].sort();
+/** Canonical JSON text of each row; sorted unless `ordered`. */
+export function canonicalRows(rows: Row[], ordered = false): string[] {
+  const texts = rows.map((r) => toJSONText(fromJS(r)));
+  return ordered ? texts : texts.sort();
 }
 
-function rowsText(rows: Row[]): string {
-  return '[' + canonicalRows(rows).join(', ') + ']';
+function rowsText(rows: Row[], ordered = true): string {
+  return '[' + canonicalRows(rows, ordered).join(', ') + ']';
 }
 
 function expectedText(c: LoadedCase): string {
   const parts: string[] = [];
   if (c.want_error_code !== undefined) parts.push(`error code ${c.want_error_code}`);
   if (c.want_error !== undefined) parts.push(`error containing ${JSON.stringify(c.want_error)}`);
-  if (c.want_result !== undefined || parts.length === 0) parts.push(`rows ${rowsText(wantRows(c))}`);
+  if (c.want_result !== undefined || parts.length === 0) parts.push(`rows ${rowsText(wantRows(c), !c.sort_bindings)}`);
   return parts.join('; ');
 }
 

@@ -77,8 +77,10 @@ describe('loading', () => {
 });
 
 describe('judging helpers', () => {
-  it('canonicalRows compares as a set of JSON rows, key order irrelevant', () => {
-    expect(canonicalRows([{ b: 1, a: [1, 2] }, { a: 'x' }, { a: [1, 2], b: 1 }])).toEqual(['{"a":"x"}', '{"a":[1,2],"b":1}']);
+  it('canonicalRows writes rows as canonical JSON, sorted unless ordered', () => {
+    const rows: Parameters<typeof canonicalRows>[0] = [{ b: 1, a: [1, 2] }, { a: 'x' }, { a: [1, 2], b: 1 }];
+    expect(canonicalRows(rows)).toEqual(['{"a":"x"}', '{"a":[1,2],"b":1}', '{"a":[1,2],"b":1}']);
+    expect(canonicalRows(rows, true)).toEqual(['{"a":[1,2],"b":1}', '{"a":"x"}', '{"a":[1,2],"b":1}']);
     expect(canonicalRows([])).toEqual([]);
   });
 

@@ -103,8 +103,10 @@ describe('eval results', () => {
     const t = run('-d', join(dir, 'data'), '--format=pretty', 'data.app.roles[name]');
     expect(t.out).toMatch(/^\+-+\+-+\+\n\|\s+name\s+\|\s+data\.app\.roles\[name\]\s+\|/);
     expect(t.out).toContain('| "alice" | ["admin"]');
-    const raw = run('-d', join(dir, 'data'), '--format', 'raw', 'x := "plain"');
-    expect(raw.out).toBe('plain\n');
+    expect(run('-d', join(dir, 'data'), '--format', 'raw', '"plain"').out).toBe('plain\n');
+    // raw prints expression values only: `x := …` is the expression `true`
+    expect(run('-d', join(dir, 'data'), '--format', 'raw', 'x := "plain"').out).toBe('true\n');
+    expect(run('-d', join(dir, 'data'), '--format', 'raw', 'data.app.roles.alice').out).toBe('["admin"]\n');
     expect(run('-d', join(dir, 'data'), '--format', 'pretty', 'data.app.nothing').out).toBe('undefined\n');
   });
 

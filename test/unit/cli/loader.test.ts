@@ -98,5 +98,8 @@ describe('helpers', () => {
     const dir = tree({ 'a.rego': '', 'sub/b.rego': '', 'sub/c.json': '{}' });
     expect(findRegoFiles([dir])).toEqual([join(dir, 'a.rego'), join(dir, 'sub', 'b.rego')]);
     expect(() => findRegoFiles([join(dir, 'missing')])).toThrow(/no such file/);
+    expect(findRegoFiles([dir], ['sub'])).toEqual([join(dir, 'a.rego')]);
+    expect(findRegoFiles([dir], ['?.rego'])).toEqual([]);
+    expect(findRegoFiles([dir], ['*_test.rego'])).toHaveLength(2);
   });
 });

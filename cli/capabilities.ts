@@ -1,0 +1,79 @@
+// `regent capabilities [--current] [--version V] [--file F] [--v0-compatible]`, as
+// `opa capabilities`: --current prints this build's capabilities JSON (builtins
+// with their type declarations, future keywords, Wasm ABI versions, features)
+// generated from the builtin registry; --file prints a capabilities JSON file
+// (validated and re-indented); --version prints a known version's capabilities.
+// Only this build's version is known (OPA ships one file per release; Regent
+// generates its own). Without flags, the known versions are listed.
+import { readFileSync } from 'node:fs';
+import { capabilities } from '../runtime/builtins/catalog.js';
+import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { toJSON, type IO } from './output.js';
+import { version } from './main.js';
+
+export const CAPABILITIES_FLAGS: FlagSpec[] = [
+  { name: 'current', type: 'boolean', description: 'print current capabilities' },
+  { name: 'version', type: 'string', metavar: 'VERSION', description: 'print capabilities of a specific version' },
+  { name: 'file', type: 'string', metavar: 'PATH', description: 'print current capabilities considering the file' },
+  { name: 'v0-compatible', type: 'boolean', description: 'print the capabilities of Rego v0 compatibility mode' },
+  { name: 'help', short: 'h', type: 'boolean', description: 'show help for capabilities' },
+];
+
+const USAGE = 'regent capabilities [flags]';
+const DESCRIPTION = 'Print the capabilities of Regent: the builtins, keywords and features it supports.';
+
+/** The capability versions this build knows: its own. */
+export function knownVersions(): string[] {
+  return [`v${version()}`];
+}
+
+function readCapabilitiesFile(path: string): unknown {
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error(`${path}: capabilities must be a JSON object`);
+  const builtins = (doc as { builtins?: unknown }).builtins;
+  if (builtins !== undefined && !Array.isArray(builtins)) throw new Error(`${path}: "builtins" must be an array`);
+  return doc;
+}
+
+/** The `capabilities` command. */
+export function capabilitiesCommand(argv: string[], io: IO): number {
+  let args;
+  try {
+    args = parseArgs(argv, CAPABILITIES_FLAGS);
+    if (bool(args, 'help')) {
+      io.out(formatHelp(USAGE, DESCRIPTION, CAPABILITIES_FLAGS) + '\n');
+      return 0;
+    }
+    if (args.positionals.length) throw new UsageError(`unexpected argument: ${args.positionals[0]}`);
+    const chosen = [bool(args, 'current'), str(args, 'version') !== undefined, str(args, 'file') !== undefined].filter(Boolean);
+    if (chosen.length > 1) throw new UsageError('specify only one of --current, --version or --file');
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, CAPABILITIES_FLAGS)}\n`);
+    return 2;
+  }
+  const v0Compatible = bool(args, 'v0-compatible');
+  const file = str(args, 'file');
+  const ver = str(args, 'version');
+  try {
+    if (file !== undefined) {
+      io.out(toJSON(readCapabilitiesFile(file)) + '\n');
+      return 0;
+    }
+    if (ver !== undefined) {
+      const want = ver.startsWith('v') ? ver : `v${ver}`;
+      if (!knownVersions().includes(want)) throw new Error(`no capabilities version found ${ver}`);
+      io.out(toJSON(capabilities({ v0Compatible })) + '\n');
+      return 0;
+    }
+    if (bool(args, 'current')) {
+      io.out(toJSON(capabilities({ v0Compatible })) + '\n');
+      return 0;
+    }
+    io.out(knownVersions().join('\n') + '\n');
+    return 0;
+  } catch (e) {
+    io.err(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,100 @@
+// Request bodies: the raw bytes (collected by the catch-all content parser in
+// server/index.ts, which enforces server.decoding.max_length), optional gzip
+// decoding (capped by server.decoding.gzip.max_length), a nesting-depth limit,
+// and JSON or YAML parsing (YAML when the Content-Type contains "yaml"). Integers
+// beyond 2^53 keep their exact value. Parsed bodies are cached per request, so the
+// authorizer and the handler parse a body once.
+import { gunzipSync } from 'node:zlib';
+import type { FastifyRequest } from 'fastify';
+import { load as loadYAML } from 'js-yaml';
+import { parseJSON, type Value } from '../../runtime/index.js';
+import { MSG, badRequest } from './errors.js';
+
+export interface BodyLimits {
+  /** server.decoding.gzip.max_length: cap on the decompressed size. */
+  gzipMaxLength: number;
+  /** Deepest nesting of arrays/objects accepted in a JSON or YAML body. */
+  maxDepth: number;
+}
+
+/** A parsed JSON/YAML document: plain JS, plus the exact Value when it holds big numbers. */
+export interface ParsedDocument {
+  js: unknown;
+  exact?: Value;
+}
+
+const BIG_NUMBER = /\d{16,}|[eE][+-]?\d{3,}/;
+const parsedBodies = new WeakMap<FastifyRequest, ParsedDocument | undefined>();
+
+/** The body bytes as text, gunzipped when `Content-Encoding: gzip` and `gunzip` is set. */
+export function bodyText(req: FastifyRequest, limits: BodyLimits, gunzip = true): string {
+  const raw = req.body;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return '';
+  const encoding = String(req.headers['content-encoding'] ?? '');
+  if (!gunzip || !encoding.includes('gzip')) return raw.toString('utf8');
+  try {
+    return gunzipSync(raw, { maxOutputLength: limits.gzipMaxLength }).toString('utf8');
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw badRequest(MSG.gzipBodyTooLarge);
+    throw badRequest(`could not decompress the body: ${(e as Error).message}`);
+  }
+}
+
+export function isYAML(req: FastifyRequest): boolean {
+  return String(req.headers['content-type'] ?? '').includes('yaml');
+}
+
+/** Deepest bracket nesting of a JSON (or flow-style YAML) text, ignoring strings. */
+export function nestingDepth(text: string, stopAt = Infinity): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max && (max = depth) > stopAt) return max;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return max;
+}
+
+/** Parse a JSON or YAML document; `prefix` starts the 400 message on failure. Empty text → undefined. */
+export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
+  if (text.trim() === '') return undefined;
+  if (nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(`${prefix}: exceeded max depth`);
+  try {
+    if (yaml) {
+      const js = loadYAML(text);
+      return js === undefined ? undefined : { js };
+    }
+    if (BIG_NUMBER.test(text)) {
+      const exact = parseJSON(text);
+      return { js: JSON.parse(text), exact };
+    }
+    return { js: JSON.parse(text) };
+  } catch (e) {
+    throw badRequest(`${prefix}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+  }
+}
+
+/** The request body parsed once (gzip allowed, YAML by Content-Type). */
+export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
+  if (parsedBodies.has(req)) return parsedBodies.get(req);
+  const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix);
+  parsedBodies.set(req, doc);
+  return doc;
+}
+
+/** A member of a parsed object document, keeping exactness. */
+export function documentMember(doc: ParsedDocument, key: string): ParsedDocument | undefined {
+  const js = doc.js;
+  if (js === null || typeof js !== 'object' || Array.isArray(js) || !Object.hasOwn(js, key)) return undefined;
+  const value = (js as Record<string, unknown>)[key];
+  if (doc.exact === undefined) return { js: value };
+  const exact = (doc.exact as { get?: (k: Value) => Value | undefined }).get?.(key);
+  return exact === undefined ? { js: value } : { js: value, exact };
+}

@@ -1,0 +1,204 @@
+// Data API: GET/POST /v1/data[/{path}] evaluate the document at the path (with
+// input), PUT/PATCH/DELETE write base documents, and POST /v0/data[/{path}] is the
+// webhook form whose body is the input and whose answer is the bare value.
+// Undefined is 200 without `result` on /v1 and 404 undefined_document on /v0.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RObject, parseJSON, type Value } from '../../runtime/index.js';
+import { fromWireError } from '../engine/evaluate.js';
+import type { EvalOutcome } from '../engine/protocol.js';
+import { bodyText, documentMember, parseDocument, requestDocument, type ParsedDocument } from './body.js';
+import { RequestMetrics, inputPayload, logDecision, newDecisionId, outcomeMetrics, provenance, type ServerContext } from './context.js';
+import { ApiError, badRequest } from './errors.js';
+import { RawJSON, stringify } from './json.js';
+import { QueryParams, dataQuery, pathSegments, refText } from './params.js';
+import { sendEmpty, sendJSON } from './reply.js';
+
+const MISSING_INPUT_WARNING = { code: 'api_usage_warning', message: "'input' key missing from the request" };
+
+interface ReadOptions {
+  params: QueryParams;
+  input?: ParsedDocument | undefined;
+  warning?: typeof MISSING_INPUT_WARNING;
+}
+
+/** Evaluate `data.<segs>` and throw the mapped error if evaluation failed. */
+export async function evaluatePath(ctx: ServerContext, segs: string[], input: ParsedDocument | undefined, opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']> }): Promise<EvalOutcome> {
+  const { payload, exact } = inputPayload(input);
+  const outcome = await ctx.engine.evaluate(
+    { query: dataQuery(segs), mode: 'value', strictBuiltinErrors: opts.strict, pretty: opts.pretty, ...(payload ? { input: payload } : {}), ...(opts.explain ? { explain: opts.explain } : {}) },
+    exact,
+  );
+  return outcome;
+}
+
+async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, opts: ReadOptions): Promise<FastifyReply> {
+  const { params } = opts;
+  const metrics = new RequestMetrics();
+  const wantMetrics = params.bool('metrics') || params.bool('instrument');
+  const pretty = params.bool('pretty');
+  const explain = params.explain();
+  const segs = pathSegments(req.url, '/v1/data');
+  const decisionId = newDecisionId(ctx);
+  const outcome = await evaluatePath(ctx, segs, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain });
+  metrics.add(outcomeMetrics(outcome));
+  const path = segs.join('/');
+  if (outcome.error) {
+    const err = fromWireError(outcome.error);
+    logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, metrics: metrics.snapshot() });
+    throw err;
+  }
+  logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, metrics: metrics.snapshot() });
+  const defined = outcome.resultText !== undefined;
+  const body = {
+    provenance: params.bool('provenance') ? provenance(ctx) : undefined,
+    metrics: wantMetrics ? metrics.snapshot() : undefined,
+    result: defined ? new RawJSON(outcome.resultText!) : undefined,
+    warning: opts.warning,
+    decision_id: decisionId,
+    explanation: explain && (defined || explain === 'full') ? (outcome.explanation ?? []) : undefined,
+  };
+  return sendJSON(req, reply, 200, stringify(body, pretty));
+}
+
+function parseInputParam(params: QueryParams): ParsedDocument | undefined {
+  const text = params.last('input');
+  if (text === undefined) return undefined;
+  const limits = { gzipMaxLength: Infinity, maxDepth: 1000 };
+  const doc = parseDocument(text, false, limits, 'parameter contains malformed input document');
+  if (doc === undefined) throw badRequest('parameter contains malformed input document: unexpected end of JSON input');
+  return doc;
+}
+
+function postInput(ctx: ServerContext, req: FastifyRequest): { input?: ParsedDocument; warning?: typeof MISSING_INPUT_WARNING } {
+  const doc = requestDocument(req, ctx.limits, 'body contains malformed input document');
+  if (doc !== undefined && (doc.js === null || typeof doc.js !== 'object' || Array.isArray(doc.js))) {
+    throw badRequest('body contains malformed input document: the request body must be an object');
+  }
+  const input = doc === undefined ? undefined : documentMember(doc, 'input');
+  if (input === undefined || input.js === null) return { warning: MISSING_INPUT_WARNING };
+  return { input };
+}
+
+/** The parsed JSON body of PUT/PATCH (no gzip, no YAML, exact numbers). */
+function jsonBody(ctx: ServerContext, req: FastifyRequest): Value {
+  const text = bodyText(req, ctx.limits, false);
+  const doc = parseDocument(text, false, ctx.limits, 'body contains malformed document');
+  if (doc === undefined) throw badRequest('EOF');
+  return doc.exact ?? parseJSON(JSON.stringify(doc.js));
+}
+
+function storagePath(req: FastifyRequest): string[] {
+  return pathSegments(req.url, '/v1/data');
+}
+
+function writeReply(req: FastifyRequest, reply: FastifyReply, params: QueryParams, metrics: RequestMetrics): FastifyReply {
+  if (params.bool('metrics')) return sendJSON(req, reply, 200, stringify({ metrics: metrics.snapshot() }));
+  return sendEmpty(reply, 204);
+}
+
+async function putData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const metrics = new RequestMetrics();
+  const path = storagePath(req);
+  ctx.engine.store.checkPathScope(path);
+  const value = jsonBody(ctx, req);
+  const exists = ctx.engine.store.read(path) !== undefined;
+  if (exists && req.headers['if-none-match'] === '*') return sendEmpty(reply, 304);
+  await ctx.engine.writeData([path], (txn) => {
+    if (path.length === 0) {
+      txn.write('add', [], value);
+    } else if (txn.read(path) !== undefined) {
+      txn.write('replace', path, value);
+    } else {
+      txn.makeParents(path);
+      txn.write('add', path, value);
+    }
+  });
+  return writeReply(req, reply, params, metrics);
+}
+
+interface PatchOp {
+  op: 'add' | 'remove' | 'replace';
+  path: string[];
+  value?: Value;
+}
+
+function parsePatch(body: Value, base: string[]): PatchOp[] {
+  if (!Array.isArray(body)) throw badRequest('body contains malformed patch: want an array of operations');
+  return body.map((item) => {
+    if (!(item instanceof RObject)) throw badRequest('body contains malformed patch: want an array of operations');
+    const op = item.get('op');
+    if (op !== 'add' && op !== 'remove' && op !== 'replace') throw badRequest(`bad patch operation: ${typeof op === 'string' ? op : JSON.stringify(op ?? null)}`);
+    const p = item.get('path');
+    if (typeof p !== 'string') throw badRequest(`bad patch path: ${JSON.stringify(p ?? null)}`);
+    const segs = p
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const value = item.get('value');
+    if (op !== 'remove' && value === undefined) throw badRequest(`bad patch value: missing for ${op} ${p}`);
+    return { op, path: [...base, ...segs], ...(op === 'remove' ? {} : { value }) };
+  });
+}
+
+async function patchData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const metrics = new RequestMetrics();
+  const ops = parsePatch(jsonBody(ctx, req), storagePath(req));
+  for (const op of ops) ctx.engine.store.checkPathScope(op.path);
+  await ctx.engine.writeData(
+    ops.map((o) => o.path),
+    (txn) => {
+      for (const op of ops) txn.write(op.op, op.path, op.value);
+    },
+  );
+  return writeReply(req, reply, params, metrics);
+}
+
+async function deleteData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const metrics = new RequestMetrics();
+  const path = storagePath(req);
+  ctx.engine.store.checkPathScope(path);
+  ctx.engine.store.readOrThrow(path);
+  await ctx.engine.writeData([path], (txn) => txn.write('remove', path));
+  return writeReply(req, reply, params, metrics);
+}
+
+/** POST /v0/data and POST /: the body is the input; the answer is the bare value. */
+export async function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, segs: string[], logPath: string): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const doc = requestDocument(req, ctx.limits, 'unexpected parse error for input: body contains malformed input document') ?? { js: null };
+  const decisionId = newDecisionId(ctx);
+  const outcome = await evaluatePath(ctx, segs, doc, { strict: false, pretty: params.bool('pretty') });
+  if (outcome.error) {
+    logDecision(ctx, req, { decisionId, path: logPath, input: doc, error: outcome.error });
+    throw fromWireError(outcome.error);
+  }
+  logDecision(ctx, req, { decisionId, path: logPath, input: doc, resultText: outcome.resultText });
+  if (outcome.resultText === undefined) {
+    const kind = ctx.engine.hasRulesFor(segs) ? 'document undefined' : 'document missing';
+    throw new ApiError(404, 'undefined_document', `${kind}: ${refText(segs)}`);
+  }
+  return sendJSON(req, reply, 200, outcome.resultText + '\n');
+}
+
+export function registerDataRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const gzip = { gzip: true, handler: 'v1/data' };
+  for (const url of ['/v1/data', '/v1/data/*']) {
+    app.get(url, { config: gzip }, (req, reply) => {
+      const params = QueryParams.fromUrl(req.url);
+      return readData(ctx, req, reply, { params, input: parseInputParam(params) });
+    });
+    app.post(url, { config: gzip }, (req, reply) => readData(ctx, req, reply, { params: QueryParams.fromUrl(req.url), ...postInput(ctx, req) }));
+    app.put(url, { config: { handler: 'v1/data' } }, (req, reply) => putData(ctx, req, reply));
+    app.patch(url, { config: { handler: 'v1/data' } }, (req, reply) => patchData(ctx, req, reply));
+  }
+  app.delete('/v1/data/*', { config: { handler: 'v1/data' } }, (req, reply) => deleteData(ctx, req, reply));
+  for (const url of ['/v0/data', '/v0/data/*']) {
+    app.post(url, { config: { gzip: true, handler: 'v0/data' } }, (req, reply) => {
+      const segs = pathSegments(req.url, '/v0/data');
+      return webhookDecision(ctx, req, reply, segs, segs.join('/'));
+    });
+  }
+}

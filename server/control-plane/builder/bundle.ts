@@ -1,0 +1,96 @@
+// From assembled files to a bundle: every `.rego` file is compiled together with
+// our compiler (errors fail the build as `build: file:row:col: code: message`),
+// every data file (`.json`, `.yaml`, `.yml`) is merged into the base document at
+// its directory, the manifest gets revision, roots and rego_version, and the
+// bundle is written as a deterministic tar.gz (runtime/bundles writeBundle).
+import { load as loadYAML } from 'js-yaml';
+import { compile, RegoErrors } from '../../../compiler/index.js';
+import { fromJS, writeBundle, type Bundle } from '../../../runtime/index.js';
+import type { Assembled } from './assemble.js';
+import { BuildError, messageOf } from './errors.js';
+import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
+
+export interface BuiltBundle {
+  bundle: Bundle;
+  bytes: Buffer;
+}
+
+type Obj = Record<string, unknown>;
+
+export async function buildBundle(a: Assembled, revision: string): Promise<BuiltBundle> {
+  const paths = [...a.files.keys()].sort();
+  const modules = paths.filter(isRegoFile).map((p) => ({ path: '/' + p, text: bytesText(a.files.get(p)!) }));
+  try {
+    compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: a.regoVersion === 0 });
+  } catch (e) {
+    if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}`);
+    throw new BuildError(`build: ${messageOf(e)}`);
+  }
+  // The first path segment is the source directory, not part of the data path.
+  const data = mergeDataFiles([...a.files], (p) => p.slice(p.indexOf('/') + 1));
+  const bundle: Bundle = {
+    manifest: { revision, roots: a.roots, rego_version: a.regoVersion },
+    modules,
+    data: fromJS(data),
+  };
+  return { bundle, bytes: await writeBundle(bundle) };
+}
+
+/** `file:row:col: code: message` per error, one per line. */
+export function formatRegoErrors(e: RegoErrors): string {
+  return e.errors
+    .map((x) => {
+      const l = x.location;
+      return `${l ? `${l.file}:${l.row}:${l.col}: ` : ''}${x.code}: ${x.message}`;
+    })
+    .join('\n');
+}
+
+/** Merge every data file into one document, each at its directory (`rel` maps a file to its data-relative path). */
+export function mergeDataFiles(files: [string, Uint8Array][], rel: (path: string) => string = (p) => p): Obj {
+  const data: Obj = {};
+  const sorted = files.filter(([p]) => isDataFile(p)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [p, b] of sorted) {
+    const segs = dirOf(rel(p)).split('/').filter((s) => s !== '');
+    mergeAt(data, segs, parseDataFile(p, bytesText(b)), p);
+  }
+  return data;
+}
+
+function parseDataFile(path: string, text: string): unknown {
+  try {
+    return path.endsWith('.json') ? JSON.parse(text) : loadYAML(text);
+  } catch (e) {
+    throw new BuildError(`build: ${path}: ${messageOf(e)}`);
+  }
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Merge `value` at `segs` into `root`; two non-object values at one path conflict. */
+function mergeAt(root: Obj, segs: string[], value: unknown, file: string): void {
+  if (segs.length === 0) {
+    if (!isObj(value)) throw new BuildError(`build: ${file}: root data document must be an object`);
+    mergeObj(root, value, file, []);
+    return;
+  }
+  let cur = root;
+  for (const s of segs.slice(0, -1)) {
+    const next = cur[s];
+    if (next === undefined) cur[s] = {};
+    else if (!isObj(next)) throw new BuildError(`build: ${file}: merge error: conflicting data at /${segs.join('/')}`);
+    cur = cur[s] as Obj;
+  }
+  mergeObj(cur, { [segs[segs.length - 1]!]: value }, file, segs.slice(0, -1));
+}
+
+function mergeObj(dst: Obj, src: Obj, file: string, at: string[]): void {
+  for (const [k, v] of Object.entries(src)) {
+    const d = dst[k];
+    if (d === undefined) dst[k] = v;
+    else if (isObj(d) && isObj(v)) mergeObj(d, v, file, [...at, k]);
+    else throw new BuildError(`build: ${file}: merge error: conflicting data at /${[...at, k].join('/')}`);
+  }
+}

@@ -1,0 +1,151 @@
+// The control plane server: `createControlPlane(options)` builds the Fastify app
+// (routes/*.ts), opens storage (SQLite under the data directory by default, or
+// PostgreSQL from `database.sql`), and returns start/stop. `start()` listens,
+// then migrates, loads the configuration's definitions and starts the build
+// scheduler; /health answers 500 until then and 200 `{}` after. `stop()` closes
+// the server, the scheduler and the database, so tests and the CLI end cleanly.
+import { join } from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { setPrincipal, TokenTable } from './auth.js';
+import { applyConfig } from './config/apply.js';
+import { InvalidParameter, NotFound, NotReady } from './errors.js';
+import { registerBundleRoutes } from './routes/bundles.js';
+import { notifier, sendError, type RouteContext } from './routes/common.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerSecretRoutes } from './routes/secrets.js';
+import { registerSourceRoutes } from './routes/sources.js';
+import { registerStackRoutes } from './routes/stacks.js';
+import { openPostgresStorage } from './storage/postgres.js';
+import { openSqliteStorage } from './storage/sqlite.js';
+import type { Storage } from './storage/storage.js';
+import type { BuildScheduler, ControlPlaneConfig } from './types.js';
+
+export interface ControlPlaneOptions {
+  config: ControlPlaneConfig;
+  /** Working directory; the default SQLite database is `<dataDir>/sqlite.db`. Default `data`. */
+  dataDir?: string;
+  /** Listen address (default 127.0.0.1:8282; port 0 picks a free port). */
+  host?: string;
+  port?: number;
+  /** Logger; default: pino JSON on stderr at `logLevel`. */
+  logger?: Logger;
+  /** Where the default logger writes (tests capture it). */
+  logStream?: DestinationStream;
+  logLevel?: string;
+  /** Storage to use instead of the one the configuration selects. */
+  store?: Storage;
+  /** Build scheduler notified of changes; `null` runs without builds. */
+  scheduler?: BuildScheduler | null;
+  /** Largest accepted request body in bytes (default 16 MiB). */
+  bodyLimit?: number;
+}
+
+export interface ControlPlane {
+  app: FastifyInstance;
+  store: Storage;
+  /** Listen, migrate, load config, start the scheduler; resolves with the bound URL. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+  readonly ready: boolean;
+}
+
+/** Open the storage a configuration selects (SQLite under dataDir by default). */
+export function openStorage(config: ControlPlaneConfig, dataDir: string): Storage {
+  const db = config.database;
+  if (db?.driver === 'postgres') return openPostgresStorage({ dsn: db.dsn! });
+  const file = db?.dsn ? db.dsn.replace(/^file:/, '').replace(/\?.*$/, '') : join(dataDir, 'sqlite.db');
+  return openSqliteStorage(file);
+}
+
+/** Request body parser: any content type, JSON text, empty body = undefined. */
+function parseBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') return done(null, undefined);
+  try {
+    done(null, JSON.parse(text));
+  } catch {
+    // The parser's message quotes the body, which may hold a secret: report the kind only.
+    done(new InvalidParameter('request body is not valid JSON'));
+  }
+}
+
+export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
+  const { config } = options;
+  const logger =
+    options.logger ??
+    pino(
+      {
+        level: options.logLevel ?? 'info',
+        redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      },
+      options.logStream ?? pino.destination(2),
+    );
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
+    routerOptions: { maxParamLength: 4096 },
+    forceCloseConnections: true,
+  });
+  const store = options.store ?? openStorage(config, options.dataDir ?? 'data');
+  const scheduler = options.scheduler ?? undefined;
+  const tokens = new TokenTable(config.tokens);
+  let ready = false;
+  let started = false;
+
+  const ctx: RouteContext = { store, notify: notifier(scheduler, app.log), isReady: () => ready, log: app.log };
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, new NotFound(`no route ${req.method} ${req.url.split('?')[0]}`)));
+
+  app.register(
+    async (api) => {
+      registerHealthRoutes(api, ctx);
+      await api.register(async (v1) => {
+        v1.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
+          if (!ready) throw new NotReady();
+          setPrincipal(req, tokens.authenticate(req.headers.authorization));
+        });
+        registerBundleRoutes(v1, ctx);
+        registerSourceRoutes(v1, ctx);
+        registerStackRoutes(v1, ctx);
+        registerSecretRoutes(v1, ctx);
+      });
+    },
+    { prefix: config.apiPrefix },
+  );
+
+  return {
+    app,
+    store,
+    get ready() {
+      return ready;
+    },
+    async start() {
+      if (started) throw new Error('control plane already started');
+      started = true;
+      const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8282 });
+      try {
+        await store.migrate();
+        await applyConfig(store, config);
+        scheduler?.start();
+        scheduler?.notifyChanged();
+      } catch (e) {
+        await app.close();
+        await store.close();
+        throw e;
+      }
+      ready = true;
+      app.log.info({ url }, 'control plane ready');
+      return url;
+    },
+    async stop() {
+      ready = false;
+      await app.close();
+      if (scheduler) await scheduler.stop();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,199 @@
+// The engine: the store, the policy modules and their compiled form, and the
+// evaluator (in-process or the worker pool). Every state change goes through here:
+// it validates (parse, compile, path conflicts) before committing — a failure
+// leaves the old state active — then publishes the change to every evaluator and
+// returns only when all of them have it.
+import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type ResultRow } from '../../compiler/index.js';
+import { MemoryStore, RObject, StorageError, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
+import { BadRequestError, PolicyCompileError } from './errors.js';
+import { EvalCore, compileModules } from './evaluate.js';
+import { InProcessEvaluator, type Evaluator } from './evaluator.js';
+import { PoolEvaluator } from './pool.js';
+import { checkPathConflicts, hasRulesFor, isEmptyModule, packagePath, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
+import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
+
+export interface EngineOptions {
+  /** Parse policies as Rego v0 (`--v0-compatible`). */
+  v0Compatible?: boolean;
+  /** Worker threads for evaluation; 0 evaluates in-process. */
+  workers?: number;
+  /** Per-request evaluation time limit in ms (0: none). */
+  evalTimeoutMs?: number;
+  /** Extra time past the limit before a worker is considered stuck and replaced (ms, default 250). */
+  evalGraceMs?: number;
+}
+
+export interface PolicyTimers {
+  timer_rego_module_parse_ns?: number;
+  timer_rego_module_compile_ns?: number;
+}
+
+function nowNs(): bigint {
+  return process.hrtime.bigint();
+}
+
+export class Engine {
+  readonly store = new MemoryStore();
+  readonly v0Compatible: boolean;
+  readonly evalTimeoutMs: number;
+  private readonly records = new Map<string, PolicyRecord>();
+  private readonly core: EvalCore;
+  private readonly evaluator: Evaluator;
+  private rules: RulePath[] = [];
+  private generationValue = 0;
+  private pendingOps: WriteOp[] = [];
+
+  constructor(opts: EngineOptions = {}) {
+    this.v0Compatible = opts.v0Compatible ?? false;
+    this.evalTimeoutMs = opts.evalTimeoutMs ?? 0;
+    this.core = new EvalCore(this.v0Compatible);
+    this.store.onCommit((event) => {
+      this.core.data = this.store.root;
+      this.pendingOps.push(...event.ops);
+    });
+    const workers = opts.workers ?? 0;
+    this.evaluator =
+      workers > 0
+        ? new PoolEvaluator({ threads: workers, v0Compatible: this.v0Compatible, graceMs: opts.evalGraceMs ?? 250, snapshot: () => this.snapshot() })
+        : new InProcessEvaluator(this.core);
+  }
+
+  /** Number of committed state changes. */
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  get policy(): CompiledPolicy {
+    return this.core.policy;
+  }
+
+  policies(): PolicyRecord[] {
+    return [...this.records.values()];
+  }
+
+  getPolicy(id: string): PolicyRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** Parse one module (v1 syntax unless the server or the record says v0). */
+  parse(id: string, text: string, v0Compatible = this.v0Compatible): PolicyRecord {
+    if (isEmptyModule(text)) throw new BadRequestError('empty module');
+    try {
+      return { id, raw: text, module: parseModule(text, id, { v0Compatible }) };
+    } catch (e) {
+      if (e instanceof RegoErrors) throw new PolicyCompileError(e.errors);
+      if (e instanceof RegoError) throw new PolicyCompileError([e]);
+      throw e;
+    }
+  }
+
+  /** Compile a candidate module set; throws PolicyCompileError. */
+  compile(records: Iterable<PolicyRecord>, operation: 'put' | 'delete' = 'put'): CompiledPolicy {
+    try {
+      return compileModules(toSourceFiles(records), this.v0Compatible);
+    } catch (e) {
+      if (e instanceof RegoErrors) throw new PolicyCompileError(e.errors, operation);
+      if (e instanceof RegoError) throw new PolicyCompileError([e], operation);
+      throw e;
+    }
+  }
+
+  /** Create or replace a module (PUT /v1/policies/<id>). */
+  async putPolicy(id: string, text: string): Promise<PolicyTimers> {
+    const existing = this.records.get(id);
+    if (existing) this.store.checkPathScope(packagePath(existing.module));
+    if (existing && existing.raw === text) return {};
+    let t = nowNs();
+    const record = this.parse(id, text);
+    const timers: PolicyTimers = { timer_rego_module_parse_ns: Number(nowNs() - t) };
+    this.store.checkPathScope(packagePath(record.module));
+    const next = new Map(this.records).set(id, record);
+    t = nowNs();
+    const policy = this.compile(next.values());
+    const rules = rulePaths(policy);
+    checkPathConflicts(rules, this.store.root);
+    timers.timer_rego_module_compile_ns = Number(nowNs() - t);
+    await this.installPolicies(next, policy);
+    return timers;
+  }
+
+  /** Delete a module (DELETE /v1/policies/<id>). */
+  async deletePolicy(id: string): Promise<PolicyTimers> {
+    const existing = this.records.get(id);
+    if (!existing) throw new StorageError('storage_not_found_error', `policy id "${id}"`);
+    this.store.checkPathScope(packagePath(existing.module));
+    const next = new Map(this.records);
+    next.delete(id);
+    const t = nowNs();
+    const policy = this.compile(next.values(), 'delete');
+    const timers = { timer_rego_module_compile_ns: Number(nowNs() - t) };
+    await this.installPolicies(next, policy);
+    return timers;
+  }
+
+  /** Replace the whole module set with an already-compiled policy, and publish. */
+  async installPolicies(records: Map<string, PolicyRecord>, policy: CompiledPolicy, txn?: Transaction): Promise<void> {
+    this.pendingOps = [];
+    txn?.commit();
+    this.records.clear();
+    for (const [k, v] of records) this.records.set(k, v);
+    this.core.setPolicy(policy);
+    this.rules = rulePaths(policy);
+    await this.publish(true);
+  }
+
+  /**
+   * Write base data: `fn` runs the writes in a transaction, then the rules'
+   * path-conflict check runs on the result, then it commits and publishes.
+   */
+  async writeData(touched: string[][], fn: (txn: Transaction) => void): Promise<void> {
+    const txn = this.store.begin();
+    fn(txn);
+    const data = txn.read([]);
+    checkPathConflicts(this.rules, data instanceof RObject ? data : this.store.root, touched);
+    this.pendingOps = [];
+    txn.commit();
+    await this.publish(false);
+  }
+
+  private async publish(policiesChanged: boolean): Promise<void> {
+    const ops: WireWriteOp[] = this.pendingOps.map((o) => ({ op: o.op, path: o.path, ...(o.value === undefined ? {} : { valueText: toJSONText(o.value) }) }));
+    this.pendingOps = [];
+    if (!policiesChanged && ops.length === 0) return;
+    this.generationValue++;
+    const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...(policiesChanged ? { modules: toSourceFiles(this.records.values()) } : {}) };
+    await this.evaluator.publish(update);
+  }
+
+  private snapshot(): { generation: number; modules: ReturnType<typeof toSourceFiles>; dataText: string } {
+    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText: toJSONText(this.store.root) };
+  }
+
+  /** Evaluate a task on the evaluator (worker pool or in-process). */
+  evaluate(task: Omit<EvalTask, 'generation' | 'deadline'>, input?: Value): Promise<EvalOutcome> {
+    const deadline = this.evalTimeoutMs > 0 ? Date.now() + this.evalTimeoutMs : undefined;
+    const full: EvalTask = { ...task, generation: this.generationValue, ...(deadline === undefined ? {} : { deadline }) };
+    if (input !== undefined && !(this.evaluator instanceof InProcessEvaluator)) full.input = { kind: 'text', text: toJSONText(input) };
+    return this.evaluator.evaluate(full, input);
+  }
+
+  /** Evaluate on the main thread and return rows (authz, health checks, system queries). */
+  evalLocal(query: string, input?: Value): ResultRow[] {
+    const deadline = this.evalTimeoutMs > 0 ? Date.now() + this.evalTimeoutMs : undefined;
+    return this.core.evalRows(query, input, false, deadline);
+  }
+
+  /** True when rules define the path or one of its prefixes ("document undefined"). */
+  hasRulesFor(path: string[]): boolean {
+    return hasRulesFor(this.rules, path);
+  }
+
+  /** Thread ids of the evaluation workers (empty when evaluating in-process). */
+  workerThreadIds(): number[] {
+    return this.evaluator instanceof PoolEvaluator ? this.evaluator.threadIds() : [];
+  }
+
+  close(): Promise<void> {
+    return this.evaluator.close();
+  }
+}

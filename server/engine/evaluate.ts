@@ -1,0 +1,155 @@
+// The evaluation core shared by the in-process evaluator and the worker threads:
+// a compiled policy, a base document, a cache of prepared queries (per query, for
+// the current policy generation), and `run`, which evaluates one task and renders
+// its result as JSON text with OPA's timers.
+import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
+import { RObject, fromJS, parseJSON, toJSONText, type Value } from '../../runtime/index.js';
+import { explainEvaluation } from './explain.js';
+import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
+
+const CACHE_LIMIT = 1000;
+
+function nowNs(): bigint {
+  return process.hrtime.bigint();
+}
+
+function since(start: bigint): number {
+  return Number(nowNs() - start);
+}
+
+export function compileModules(modules: SourceFile[], v0Compatible: boolean): CompiledPolicy {
+  return compile(modules, { v0Compatible });
+}
+
+export function decodeInput(input: InputPayload | undefined): Value | undefined {
+  if (input === undefined) return undefined;
+  return input.kind === 'js' ? fromJS(input.js) : parseJSON(input.text);
+}
+
+export class EvalCore {
+  private policyValue: CompiledPolicy;
+  private cache = new Map<string, PreparedQuery>();
+  data: RObject = new RObject();
+
+  constructor(
+    readonly v0Compatible: boolean,
+    policy?: CompiledPolicy,
+  ) {
+    this.policyValue = policy ?? compileModules([], v0Compatible);
+  }
+
+  get policy(): CompiledPolicy {
+    return this.policyValue;
+  }
+
+  /** Swap the compiled policy; prepared queries of the old one are dropped. */
+  setPolicy(policy: CompiledPolicy): void {
+    this.policyValue = policy;
+    this.cache = new Map();
+  }
+
+  /** A prepared query, from the cache when possible. Throws RegoErrors tagged with the failing phase. */
+  prepare(query: string, timers?: Record<string, number>): { prepared: PreparedQuery; hit: boolean } {
+    const cached = this.cache.get(query);
+    if (cached) return { prepared: cached, hit: true };
+    let t = nowNs();
+    try {
+      parseQuery(query, '', { v0Compatible: this.v0Compatible });
+    } catch (e) {
+      throw new PhaseError('parse', e);
+    }
+    if (timers) timers.timer_rego_query_parse_ns = since(t);
+    t = nowNs();
+    let prepared: PreparedQuery;
+    try {
+      prepared = this.policyValue.prepare(query);
+    } catch (e) {
+      throw new PhaseError('compile', e);
+    }
+    if (timers) timers.timer_rego_query_compile_ns = since(t);
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(query, prepared);
+    return { prepared, hit: false };
+  }
+
+  /** Evaluate a query and return the raw rows (main-thread helpers: authz, health). */
+  evalRows(query: string, input: Value | undefined, strictBuiltinErrors = false, deadline?: number): ResultRow[] {
+    const { prepared } = this.prepare(query);
+    return prepared.eval({ input, data: this.data, strictBuiltinErrors, deadline });
+  }
+
+  /** Evaluate one task; never throws (errors come back in the outcome). */
+  run(task: EvalTask, input?: Value): EvalOutcome {
+    const timers: Record<string, number> = {};
+    let cacheHit = false;
+    try {
+      let t = nowNs();
+      const inputValue = input ?? decodeInput(task.input);
+      if (task.input !== undefined) timers.timer_rego_input_parse_ns = since(t);
+      const { prepared, hit } = this.prepare(task.query, timers);
+      cacheHit = hit;
+      t = nowNs();
+      let rows: ResultRow[];
+      try {
+        rows = prepared.eval({ input: inputValue, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline: task.deadline });
+      } catch (e) {
+        throw new PhaseError('eval', e);
+      }
+      timers.timer_rego_query_eval_ns = since(t);
+      const outcome: EvalOutcome = { timers, cacheHit, resultText: renderRows(rows, task) };
+      if (task.explain) {
+        outcome.explanation = explainEvaluation({ policy: this.policyValue, query: task.query, input: inputValue, data: this.data, mode: task.explain });
+      }
+      return outcome;
+    } catch (e) {
+      return { timers, cacheHit, error: toWireError(e) };
+    }
+  }
+}
+
+function renderRows(rows: ResultRow[], task: EvalTask): string | undefined {
+  if (rows.length === 0) return undefined;
+  const indent = task.pretty ? '  ' : '';
+  if (task.mode === 'value') {
+    const first = rows[0]!.expressions[0];
+    return first === undefined ? undefined : toJSONText(first.value, indent);
+  }
+  return toJSONText(
+    rows.map((r) => RObject.fromEntries(Object.entries(r.bindings))),
+    indent,
+  );
+}
+
+/** An error with the step that raised it (parse, compile or eval of a query). */
+export class PhaseError extends Error {
+  constructor(
+    readonly phase: WireError['phase'],
+    readonly inner: unknown,
+  ) {
+    super(inner instanceof Error ? inner.message : String(inner));
+    this.name = 'PhaseError';
+  }
+}
+
+export function toWireError(e: unknown): WireError {
+  const phase = e instanceof PhaseError ? e.phase : 'eval';
+  const err = e instanceof PhaseError ? e.inner : e;
+  if (err instanceof RegoErrors) return { kind: 'rego', phase, message: err.message, errors: err.errors.map((x) => x.toJSON()) };
+  if (err instanceof RegoError) return { kind: 'rego', phase, message: err.message, errors: [err.toJSON()] };
+  if (err instanceof EvalError) {
+    const l = err.location;
+    return { kind: 'eval', phase, code: err.code, message: err.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
+  }
+  if (err instanceof RangeError) return { kind: 'eval', phase, code: 'eval_recursion_error', message: 'evaluation exceeded the maximum stack depth' };
+  return { kind: 'other', phase, message: err instanceof Error ? err.message : String(err) };
+}
+
+/** Turn a transferred error back into the typed error the API maps to HTTP. */
+export function fromWireError(w: WireError): Error {
+  if (w.kind === 'rego') {
+    const errs = (w.errors ?? []).map((x) => new RegoError(x.code as RegoError['code'], x.message, x.location ? { ...x.location, offset: 0 } : undefined));
+    return new PhaseError(w.phase, new RegoErrors(errs));
+  }
+  if (w.kind === 'eval') return new PhaseError(w.phase, new EvalError(w.code as EvalError['code'], w.message, w.location));
+  return new PhaseError(w.phase, new Error(w.message));
+}

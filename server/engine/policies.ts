@@ -1,0 +1,83 @@
+// The policy modules of the engine: id → {id, raw, module}. Ids are management
+// names (a file path, the path used on PUT, or `<bundle>/<path>`), unrelated to
+// the package. This file also derives what the data checks need from a compiled
+// module set: the paths of all rules (for the path-conflict check and for telling
+// "document missing" from "document undefined").
+import { RegoError, type CompiledPolicy, type Module, type SourceFile, type Term } from '../../compiler/index.js';
+import { pathsOverlap, readPath, type RObject } from '../../runtime/index.js';
+import { PathConflictError } from './errors.js';
+
+export interface PolicyRecord {
+  id: string;
+  raw: string;
+  module: Module;
+  /** Name of the bundle that owns the module, if any. */
+  bundle?: string;
+  /** Parse as Rego v0 (bundle rego_version 0, or the server's --v0-compatible). */
+  v0Compatible?: boolean;
+}
+
+export function toSourceFiles(records: Iterable<PolicyRecord>): SourceFile[] {
+  return [...records].map((r) => ({ file: r.id, text: r.raw, ...(r.v0Compatible === undefined ? {} : { v0Compatible: r.v0Compatible }) }));
+}
+
+/** The package path of a module as data path segments (`package a.b` → ['a','b']). */
+export function packagePath(m: Module): string[] {
+  const terms = m.package.path[0]?.kind === 'var' && m.package.path[0].name === 'data' ? m.package.path.slice(1) : m.package.path;
+  return terms.map((t) => (t.kind === 'string' ? t.value : t.kind === 'var' ? t.name : ''));
+}
+
+/** True when a module has no statements besides comments (OPA: "empty module"). */
+export function isEmptyModule(text: string): boolean {
+  return text.split('\n').every((line) => line.trim() === '' || line.trim().startsWith('#'));
+}
+
+/** The ground prefix of a rule head ref as path segments. */
+function headPath(ref: Term[]): string[] {
+  const out: string[] = [];
+  for (const [i, t] of ref.entries()) {
+    if (i === 0 && t.kind === 'var') out.push(t.name);
+    else if (t.kind === 'string') out.push(t.value);
+    else break;
+  }
+  return out;
+}
+
+export interface RulePath {
+  path: string[];
+  location: { file: string; row: number; col: number; offset: number };
+}
+
+/** Every rule's data path (package + ground head prefix), one entry per rule. */
+export function rulePaths(policy: CompiledPolicy): RulePath[] {
+  const out: RulePath[] = [];
+  for (const m of policy.modules) {
+    const pkg = packagePath(m);
+    for (const r of m.rules) out.push({ path: [...pkg, ...headPath(r.head.ref)], location: r.loc });
+  }
+  return out;
+}
+
+/**
+ * OPA's path-conflict check: base data must not exist where a rule is defined.
+ * `touched` limits the check to rules overlapping the written paths.
+ */
+export function checkPathConflicts(rules: RulePath[], data: RObject, touched?: string[][]): void {
+  const errors: RegoError[] = [];
+  const seen = new Set<string>();
+  for (const r of rules) {
+    if (touched && !touched.some((p) => pathsOverlap(p, r.path))) continue;
+    const key = r.path.join('/');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (readPath(data, r.path) !== undefined) {
+      errors.push(new RegoError('rego_compile_error', `conflicting rule for data path ${key} found`, r.location));
+    }
+  }
+  if (errors.length > 0) throw new PathConflictError(errors);
+}
+
+/** True when some rule defines `path` or a prefix of it. */
+export function hasRulesFor(rules: RulePath[], path: string[]): boolean {
+  return rules.some((r) => r.path.length <= path.length && pathsOverlap(r.path, path));
+}

@@ -1,0 +1,128 @@
+// The worker-thread evaluator: a piscina pool of fixed size. Each worker keeps a
+// replica of the engine state (compiled modules + base document). State changes are
+// broadcast on a BroadcastChannel and acknowledged by every live worker before
+// `publish` resolves; each task also names the generation it needs, and a worker
+// that is behind waits for it, so no evaluation ever sees older state than the
+// write that preceded it. A task that runs past its deadline (plus a grace period)
+// is aborted: piscina terminates that worker and starts a fresh one, which asks for
+// a snapshot; other requests are unaffected.
+import { BroadcastChannel } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { Piscina } from 'piscina';
+import type { Evaluator } from './evaluator.js';
+import type { DownMessage, EvalOutcome, EvalTask, StateSnapshot, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
+
+export interface PoolOptions {
+  threads: number;
+  v0Compatible: boolean;
+  /** Extra time after a task's deadline before its worker is considered stuck (ms). */
+  graceMs?: number;
+  /** The current state, for workers that (re)start. */
+  snapshot(): Omit<StateSnapshot, 'type' | 'target'>;
+}
+
+const ACK_TIMEOUT_MS = 30_000;
+
+function workerFile(): string {
+  const compiled = import.meta.url.endsWith('.js');
+  return new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url).href;
+}
+
+export class PoolEvaluator implements Evaluator {
+  private readonly pool: Piscina;
+  private readonly down: BroadcastChannel;
+  private readonly up: BroadcastChannel;
+  private readonly acked = new Map<number, number>();
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {
+    const id = randomUUID();
+    const config: WorkerConfig = { downChannel: `regent-down-${id}`, upChannel: `regent-up-${id}`, v0Compatible: opts.v0Compatible };
+    this.down = new BroadcastChannel(config.downChannel);
+    this.up = new BroadcastChannel(config.upChannel);
+    this.up.onmessage = (ev) => this.onUp((ev as { data: UpMessage }).data);
+    this.down.unref();
+    this.up.unref();
+    this.pool = new Piscina({
+      filename: workerFile(),
+      minThreads: opts.threads,
+      maxThreads: opts.threads,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      atomics: 'disabled',
+      workerData: config,
+    });
+    this.pool.on('workerDestroy', () => this.wake());
+    this.pool.on('error', () => this.wake());
+  }
+
+  /** Thread ids of the live workers. */
+  threadIds(): number[] {
+    return this.pool.threads.map((t) => t.threadId);
+  }
+
+  async evaluate(task: EvalTask): Promise<EvalOutcome> {
+    const abort = new AbortController();
+    const timer =
+      task.deadline === undefined ? undefined : setTimeout(() => abort.abort(), Math.max(0, task.deadline - Date.now()) + (this.opts.graceMs ?? 250));
+    try {
+      return (await this.pool.run(task, { signal: abort.signal })) as EvalOutcome;
+    } catch (e) {
+      if (abort.signal.aborted) {
+        return { timers: {}, cacheHit: false, error: { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' } };
+      }
+      throw e;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  async publish(update: StateUpdate): Promise<void> {
+    this.down.postMessage(update);
+    await this.waitForAcks(update.generation);
+  }
+
+  private onUp(msg: UpMessage): void {
+    if (msg.type === 'hello') {
+      const snap: StateSnapshot = { type: 'snapshot', target: msg.threadId, ...this.opts.snapshot() };
+      this.down.postMessage(snap satisfies DownMessage);
+      return;
+    }
+    this.acked.set(msg.threadId, Math.max(msg.generation, this.acked.get(msg.threadId) ?? -1));
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  private allAcked(generation: number): boolean {
+    return this.pool.threads.every((t) => (this.acked.get(t.threadId) ?? -1) >= generation);
+  }
+
+  private waitForAcks(generation: number): Promise<void> {
+    if (this.closed || this.allAcked(generation)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const check = (): void => {
+        if (this.closed || this.allAcked(generation)) done();
+      };
+      // A worker that dies mid-update is replaced and resyncs from a snapshot; tasks
+      // carry their generation anyway, so the timeout only bounds the write latency.
+      const timer = setTimeout(done, ACK_TIMEOUT_MS);
+      this.waiters.add(check);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+    await this.pool.destroy();
+    this.down.close();
+    this.up.close();
+  }
+}

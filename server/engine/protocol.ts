@@ -1,0 +1,83 @@
+// Messages between the engine (main thread) and evaluation workers. Everything here
+// is structured-clone safe: Rego values cross threads as JSON text, errors as plain
+// objects that the receiving side turns back into typed errors.
+import type { SourceFile } from '../../compiler/index.js';
+
+export type ExplainMode = 'notes' | 'fails' | 'full' | 'debug';
+
+/** The input document of an evaluation: absent means undefined. */
+export type InputPayload =
+  | { kind: 'js'; js: unknown } // parsed JSON without big numbers
+  | { kind: 'text'; text: string }; // exact JSON text (big numbers, YAML-converted bodies)
+
+export interface EvalTask {
+  /** The engine state generation the evaluation must see (or a later one). */
+  generation: number;
+  /** A Rego query, e.g. `data.rbac.allow` or `x := input.a`. */
+  query: string;
+  /** 'value': the first expression's value; 'bindings': every row's bindings. */
+  mode: 'value' | 'bindings';
+  input?: InputPayload;
+  strictBuiltinErrors: boolean;
+  /** Wall-clock deadline in ms since the epoch. */
+  deadline?: number;
+  /** Render the result with a 2-space indent. */
+  pretty: boolean;
+  explain?: ExplainMode;
+}
+
+/** A typed error flattened for transfer. */
+export interface WireError {
+  kind: 'rego' | 'eval' | 'other';
+  /** Which step failed, for the API message (parsing / compiling / evaluating query). */
+  phase: 'parse' | 'compile' | 'eval';
+  message: string;
+  code?: string;
+  errors?: { code: string; message: string; location?: { file: string; row: number; col: number } }[];
+  location?: { file: string; row: number; col: number };
+}
+
+export interface EvalOutcome {
+  /** JSON text of the result; absent when undefined (or no rows for 'bindings'). */
+  resultText?: string;
+  /** Nanosecond timers named as OPA names them (timer_rego_query_eval_ns, …). */
+  timers: Record<string, number>;
+  cacheHit: boolean;
+  explanation?: unknown[];
+  error?: WireError;
+}
+
+/** One primitive store write, value as JSON text. */
+export interface WireWriteOp {
+  op: 'add' | 'replace' | 'remove';
+  path: string[];
+  valueText?: string;
+}
+
+/** An engine state change, broadcast to every worker. */
+export interface StateUpdate {
+  type: 'update';
+  generation: number;
+  /** The whole module set, when policies changed. */
+  modules?: SourceFile[];
+  ops?: WireWriteOp[];
+}
+
+/** The whole state, sent to a worker that just started. */
+export interface StateSnapshot {
+  type: 'snapshot';
+  generation: number;
+  target: number;
+  modules: SourceFile[];
+  dataText: string;
+}
+
+export type DownMessage = StateUpdate | StateSnapshot;
+
+export type UpMessage = { type: 'hello'; threadId: number } | { type: 'ack'; threadId: number; generation: number };
+
+export interface WorkerConfig {
+  downChannel: string;
+  upChannel: string;
+  v0Compatible: boolean;
+}

@@ -1,0 +1,263 @@
+// The decision logs plugin (OPA's v1/plugins/logs): events are masked and
+// dropped by policy when the host can evaluate (`mask_decision`, default
+// /system/log/mask; `drop_decision`, default /system/log/drop), rate limited
+// (`max_decisions_per_second`), then printed (`console: true`) and/or buffered
+// for upload. Buffers are bounded (`buffer_type: size` by bytes, `event` by
+// count, 10000) and drop the oldest events. Uploads run every
+// [min_delay_seconds, max_delay_seconds] (300–600): `POST <service><resource>`
+// (`/logs`, or `/logs/<partition_name>`) with gzip-compressed JSON arrays, each
+// chunk at most `upload_size_limit_bytes` (32768) compressed. A failed chunk
+// and everything after it go back to the buffer and the next attempt backs off.
+import { promisify } from 'node:util';
+import { gzip as gzipCb } from 'node:zlib';
+import type { DecisionEvent, PluginHost } from './contract.js';
+import { PluginConfigError } from './bundle-config.js';
+import { applyMask, eventJSON, eventValue } from './event-json.js';
+import { HTTPStatusError, type ServiceClient, type ServiceConfig } from './services.js';
+import { backoffMs, jitterMs, messageOf, silentLogger, sleep, type PluginLogger } from './util.js';
+
+const gzip = promisify(gzipCb);
+
+export interface DecisionLogsConfig {
+  service?: string;
+  resource: string;
+  console: boolean;
+  bufferType: 'size' | 'event';
+  bufferSizeLimitBytes?: number;
+  bufferSizeLimitEvents: number;
+  uploadSizeLimitBytes: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  maxDecisionsPerSecond?: number;
+  maskDecision: string;
+  dropDecision: string;
+  trigger: 'periodic' | 'manual';
+}
+
+const n = (v: unknown, what: string): number | undefined => {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new PluginConfigError(`invalid decision_logs config: ${what} must be a non-negative number`);
+  return v;
+};
+
+/** Validate `decision_logs` with OPA's defaults; undefined when not configured. */
+export function parseDecisionLogsConfig(raw: unknown, services: Map<string, ServiceConfig>): DecisionLogsConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object') throw new PluginConfigError('invalid decision_logs config: must be an object');
+  const c = raw as Record<string, unknown>;
+  const r = (c.reporting ?? {}) as Record<string, unknown>;
+  const consoleOn = c.console === true;
+  let service = typeof c.service === 'string' && c.service !== '' ? c.service : undefined;
+  if (service !== undefined && !services.has(service)) throw new PluginConfigError(`invalid service name "${service}" in decision_logs`);
+  if (service === undefined && !consoleOn) service = services.keys().next().value as string | undefined;
+  if (service === undefined && !consoleOn) throw new PluginConfigError('invalid decision_logs config: a service or console logging is required');
+  const bufferType = r.buffer_type ?? 'size';
+  if (bufferType !== 'size' && bufferType !== 'event') throw new PluginConfigError(`invalid decision_logs config: invalid buffer_type "${String(bufferType)}"`);
+  const min = n(r.min_delay_seconds, 'reporting.min_delay_seconds') ?? 300;
+  const max = n(r.max_delay_seconds, 'reporting.max_delay_seconds') ?? Math.max(600, min);
+  if (max < min) throw new PluginConfigError('invalid decision_logs config: max reporting delay must be >= min reporting delay');
+  let resource = typeof c.resource === 'string' && c.resource !== '' ? c.resource : '/logs';
+  if (typeof c.partition_name === 'string' && c.partition_name !== '') resource = `/logs/${c.partition_name}`;
+  const cfg: DecisionLogsConfig = {
+    resource,
+    console: consoleOn,
+    bufferType,
+    bufferSizeLimitEvents: n(r.buffer_size_limit_events, 'reporting.buffer_size_limit_events') ?? 10000,
+    uploadSizeLimitBytes: n(r.upload_size_limit_bytes, 'reporting.upload_size_limit_bytes') ?? 32768,
+    minDelayMs: min * 1000,
+    maxDelayMs: max * 1000,
+    maskDecision: typeof c.mask_decision === 'string' ? c.mask_decision : '/system/log/mask',
+    dropDecision: typeof c.drop_decision === 'string' ? c.drop_decision : '/system/log/drop',
+    trigger: r.trigger === 'manual' ? 'manual' : 'periodic',
+  };
+  if (service !== undefined) cfg.service = service;
+  const bytes = n(r.buffer_size_limit_bytes, 'reporting.buffer_size_limit_bytes');
+  if (bytes !== undefined) cfg.bufferSizeLimitBytes = bytes;
+  const rate = n(r.max_decisions_per_second, 'reporting.max_decisions_per_second');
+  if (rate !== undefined) cfg.maxDecisionsPerSecond = rate;
+  return cfg;
+}
+
+/** Split JSON events into gzip chunks of at most `limit` compressed bytes (oversized single events are returned in `dropped`). */
+export async function encodeChunks(events: string[], limit: number): Promise<{ chunks: { body: Buffer; count: number; events: string[] }[]; dropped: number }> {
+  const chunks: { body: Buffer; count: number; events: string[] }[] = [];
+  let dropped = 0;
+  // Explicit stack instead of recursion; each split halves a range, so it ends.
+  const stack: [number, number][] = [[0, events.length]];
+  while (stack.length > 0) {
+    const [lo, hi] = stack.pop()!;
+    if (hi <= lo) continue;
+    const slice = events.slice(lo, hi);
+    const body = await gzip(Buffer.from('[' + slice.join(',') + ']', 'utf8'));
+    if (body.length <= limit) chunks.push({ body, count: hi - lo, events: slice });
+    else if (hi - lo === 1) dropped++;
+    else {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      stack.push([mid, hi], [lo, mid]);
+    }
+  }
+  return { chunks, dropped };
+}
+
+export interface DecisionLogsStatus {
+  code?: string;
+  message?: string;
+  http_code?: number;
+  metrics?: Record<string, number>;
+}
+
+export class DecisionLogger {
+  private buffer: string[] = [];
+  private bufferBytes = 0;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private uploading: Promise<boolean> | undefined;
+  private retry = 0;
+  private tokens: number;
+  private lastRefill = Date.now();
+  readonly counters = { dropped_buffer_size_limit_exceeded: 0, dropped_rate_limit_exceeded: 0, dropped_upload_size_limit_exceeded: 0, uploaded: 0 };
+  lastStatus: DecisionLogsStatus = {};
+
+  constructor(
+    readonly config: DecisionLogsConfig,
+    private readonly client: ServiceClient | undefined,
+    private readonly host: PluginHost,
+    private readonly logger: PluginLogger = silentLogger,
+    private readonly onStatus?: (s: DecisionLogsStatus) => void,
+  ) {
+    this.tokens = config.maxDecisionsPerSecond ?? 0;
+  }
+
+  start(): void {
+    if (!this.client || this.config.trigger !== 'periodic' || this.loop) return;
+    this.loop = this.run();
+  }
+
+  /** Number of events waiting for upload. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  private rateLimited(): boolean {
+    const rate = this.config.maxDecisionsPerSecond;
+    if (rate === undefined) return false;
+    const now = Date.now();
+    this.tokens = Math.min(rate, this.tokens + ((now - this.lastRefill) / 1000) * rate);
+    this.lastRefill = now;
+    if (this.tokens < 1) return true;
+    this.tokens -= 1;
+    return false;
+  }
+
+  /** Log one decision (mask/drop, rate limit, console, buffer). Never throws. */
+  async log(event: DecisionEvent): Promise<void> {
+    try {
+      let e = event;
+      if (this.host.evaluate) {
+        const input = eventValue(e);
+        const drop = await this.host.evaluate(this.config.dropDecision, input);
+        if (drop === true) return;
+        const mask = await this.host.evaluate(this.config.maskDecision, input);
+        if (mask !== undefined) e = applyMask(e, mask);
+      }
+      if (this.rateLimited()) {
+        this.counters.dropped_rate_limit_exceeded++;
+        return;
+      }
+      const json = eventJSON(e);
+      if (this.config.console) this.logger.info(JSON.parse(json) as object, 'Decision Log');
+      if (!this.client) return;
+      this.buffer.push(json);
+      this.bufferBytes += json.length;
+      this.enforceLimits();
+    } catch (err) {
+      this.logger.error({ plugin: 'decision_logs', err: messageOf(err) }, 'Decision log event could not be processed.');
+    }
+  }
+
+  private enforceLimits(): void {
+    const maxEvents = this.config.bufferType === 'event' ? this.config.bufferSizeLimitEvents : Infinity;
+    const maxBytes = this.config.bufferType === 'size' ? (this.config.bufferSizeLimitBytes ?? Infinity) : Infinity;
+    while (this.buffer.length > 0 && (this.buffer.length > maxEvents || this.bufferBytes > maxBytes)) {
+      this.bufferBytes -= this.buffer.shift()!.length;
+      this.counters.dropped_buffer_size_limit_exceeded++;
+    }
+  }
+
+  /** Upload everything buffered now; resolves true when all chunks were accepted. */
+  flush(): Promise<boolean> {
+    if (!this.client) return Promise.resolve(true);
+    if (!this.uploading) this.uploading = this.upload().finally(() => (this.uploading = undefined));
+    return this.uploading;
+  }
+
+  private async upload(): Promise<boolean> {
+    const events = this.buffer;
+    this.buffer = [];
+    this.bufferBytes = 0;
+    if (events.length === 0) return true;
+    const { chunks, dropped } = await encodeChunks(events, this.config.uploadSizeLimitBytes);
+    this.counters.dropped_upload_size_limit_exceeded += dropped;
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!;
+      try {
+        const res = await this.client!.request('POST', this.config.resource, {
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: c.body,
+          signal: this.abort.signal,
+        });
+        if (res.status < 200 || res.status >= 300) throw new HTTPStatusError(res.status);
+        this.counters.uploaded += c.count;
+      } catch (e) {
+        // Requeue the unsent events (in order, before anything logged meanwhile).
+        const unsent = chunks.slice(i).flatMap((x) => x.events);
+        this.buffer = [...unsent, ...this.buffer];
+        this.bufferBytes = this.buffer.reduce((a, s) => a + s.length, 0);
+        this.enforceLimits();
+        this.setStatus({ code: 'decision_logs_error', message: messageOf(e), ...(e instanceof HTTPStatusError ? { http_code: e.statusCode } : {}) });
+        this.logger.error({ plugin: 'decision_logs', err: messageOf(e) }, 'Log upload failed.');
+        return false;
+      }
+    }
+    this.setStatus({});
+    return true;
+  }
+
+  private setStatus(s: DecisionLogsStatus): void {
+    this.lastStatus = s;
+    this.onStatus?.(s);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      const delay = this.retry > 0 ? backoffMs(this.config.minDelayMs, this.config.maxDelayMs, this.retry) : jitterMs(this.config.minDelayMs, this.config.maxDelayMs);
+      if (!(await sleep(delay, this.abort.signal))) return;
+      const ok = await this.flush();
+      this.retry = ok ? 0 : this.retry + 1;
+    }
+  }
+
+  /** Stop the timer; one last bounded upload attempt of what is buffered. */
+  async stop(timeoutMs = 2000): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+    if (!this.client || this.buffer.length === 0) return;
+    const final = new AbortController();
+    const t = setTimeout(() => final.abort(), timeoutMs);
+    t.unref?.();
+    try {
+      await Promise.race([this.uploadOnce(final.signal), sleep(timeoutMs)]);
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  private async uploadOnce(signal: AbortSignal): Promise<void> {
+    const { chunks } = await encodeChunks(this.buffer, this.config.uploadSizeLimitBytes);
+    this.buffer = [];
+    this.bufferBytes = 0;
+    for (const c of chunks) {
+      await this.client!.request('POST', this.config.resource, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: c.body, signal }).catch(() => undefined);
+    }
+  }
+}

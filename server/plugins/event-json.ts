@@ -1,0 +1,97 @@
+// Decision log events as JSON, and OPA's masking of them (v1/plugins/logs
+// plugin.go EventV1 field order, mask.go). Rego values keep exact numbers via
+// toJSONText. Masking applies the result of the mask policy: JSON pointers
+// (erase, listed in `erased`) or `{op: upsert|remove, path, value}` objects
+// (listed in `masked` / `erased`), only under /input, /result, /nd_builtin_cache.
+import { RObject, RSet, fromJS, toJS, toJSONText, type Value } from '../../runtime/index.js';
+import type { DecisionEvent } from './contract.js';
+
+const ORDER = ['labels', 'decision_id', 'trace_id', 'span_id', 'revision', 'bundles', 'path', 'query', 'input', 'result', 'mapped_result', 'nd_builtin_cache', 'erased', 'masked', 'error', 'requested_by', 'timestamp', 'metrics', 'req_id', 'request_context'];
+const VALUE_FIELDS = new Set(['input', 'result', 'mapped_result', 'nd_builtin_cache']);
+
+function fieldJSON(key: string, v: unknown): string {
+  if (VALUE_FIELDS.has(key)) return toJSONText(v as Value);
+  if (v instanceof RObject || v instanceof RSet) return toJSONText(v);
+  return JSON.stringify(v, (_k, x: unknown) => (x instanceof RObject || x instanceof RSet ? toJS(x) : x)) ?? 'null';
+}
+
+/** The event as one JSON object, fields in OPA's struct order, undefined fields omitted. */
+export function eventJSON(e: DecisionEvent): string {
+  const rec = e as unknown as Record<string, unknown>;
+  const keys = [...ORDER.filter((k) => rec[k] !== undefined), ...Object.keys(rec).filter((k) => !ORDER.includes(k) && rec[k] !== undefined).sort()];
+  return '{' + keys.map((k) => `${JSON.stringify(k)}:${fieldJSON(k, rec[k])}`).join(',') + '}';
+}
+
+/** The event as a Rego value (the input of the mask and drop policies). */
+export function eventValue(e: DecisionEvent): Value {
+  return fromJS(JSON.parse(eventJSON(e)));
+}
+
+const MASKABLE = new Set(['input', 'result', 'nd_builtin_cache']);
+
+function pointer(path: string): string[] | undefined {
+  if (!path.startsWith('/')) return undefined;
+  const segs = path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return MASKABLE.has(segs[0]!) ? segs : undefined;
+}
+
+function setIn(v: Value, segs: string[], value: Value | undefined, create: boolean): Value | undefined {
+  if (segs.length === 0) return value;
+  const [h, ...rest] = segs as [string, ...string[]];
+  if (v instanceof RObject) {
+    const child = v.get(h);
+    if (child === undefined && (value === undefined || (!create && rest.length > 0))) return v;
+    if (child === undefined && rest.length > 0 && !create) return v;
+    const next = setIn(child ?? new RObject(), rest, value, create);
+    const copy = v.clone();
+    if (next === undefined) copy.delete(h);
+    else copy.set(h, next);
+    return copy;
+  }
+  if (Array.isArray(v) && /^\d+$/.test(h) && Number(h) < v.length) {
+    const copy = v.slice();
+    const next = setIn(copy[Number(h)]!, rest, value, create);
+    if (next === undefined) copy.splice(Number(h), 1);
+    else copy[Number(h)] = next;
+    return copy;
+  }
+  return v;
+}
+
+/** Apply a mask policy result to an event (returns a new event). */
+export function applyMask(e: DecisionEvent, mask: Value): DecisionEvent {
+  const items = mask instanceof RSet ? mask.values() : Array.isArray(mask) ? mask : [];
+  const out = { ...e } as Record<string, unknown>;
+  const erased: string[] = [...(e.erased ?? [])];
+  const masked: string[] = [...(e.masked ?? [])];
+  for (const item of items) {
+    let path: string | undefined;
+    let op = 'remove';
+    let value: Value | undefined;
+    if (typeof item === 'string') path = item;
+    else if (item instanceof RObject) {
+      const p = item.get('path');
+      const o = item.get('op');
+      path = typeof p === 'string' ? p : undefined;
+      op = typeof o === 'string' ? o : 'remove';
+      value = item.get('value');
+    }
+    const segs = path === undefined ? undefined : pointer(path);
+    if (!segs || (op !== 'remove' && op !== 'upsert')) continue;
+    const [field, ...rest] = segs as [string, ...string[]];
+    const current = out[field] as Value | undefined;
+    if (op === 'remove') {
+      if (current === undefined) continue;
+      const next = rest.length === 0 ? undefined : setIn(current, rest, undefined, false);
+      if (next === undefined) delete out[field];
+      else out[field] = next;
+      erased.push(path!);
+    } else {
+      out[field] = rest.length === 0 ? (value ?? null) : setIn(current ?? new RObject(), rest, value ?? null, true);
+      masked.push(path!);
+    }
+  }
+  if (erased.length > 0) out.erased = erased;
+  if (masked.length > 0) out.masked = masked;
+  return out as unknown as DecisionEvent;
+}

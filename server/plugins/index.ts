@@ -1,0 +1,159 @@
+// Starting the plugins from an OPA config: `services`, `keys`, `bundles`,
+// `decision_logs`, `status`, `labels`, `persistence_directory`. The server calls
+// startPlugins(config, host) once; it validates everything first (a bad config
+// throws PluginConfigError/ServiceConfigError before anything starts), loads
+// persisted bundles, then starts the pollers. Bundle and plugin status flow
+// through a wrapped host so the status plugin sees every change the host does.
+import { join } from 'node:path';
+import { checkAlgorithm, type KeyConfig } from '../../runtime/index.js';
+import type { BundleStatus, DecisionEvent, PluginHost, PluginState } from './contract.js';
+import { PluginConfigError, parseBundlesConfig } from './bundle-config.js';
+import { BundleDownloader, type DownloaderOptions } from './bundle.js';
+import { DecisionLogger, parseDecisionLogsConfig } from './decision-logs.js';
+import { ServiceClient, parseServices, type ServiceConfig } from './services.js';
+import { StatusReporter, parseStatusConfig, type StatusDocument } from './status.js';
+import { silentLogger, type PluginLogger } from './util.js';
+
+export { PluginConfigError } from './bundle-config.js';
+export { ServiceConfigError, ServiceClient, parseServices } from './services.js';
+export { BundleDownloader } from './bundle.js';
+export { DecisionLogger } from './decision-logs.js';
+export { StatusReporter, type StatusDocument } from './status.js';
+export type { BundleStatus, DecisionEvent, PluginHost, PluginState } from './contract.js';
+
+export interface PluginOptions {
+  logger?: PluginLogger;
+  /** User-Agent of every plugin request. */
+  userAgent?: string;
+  /** Default Rego version of bundle modules: 0 under --v0-compatible. */
+  v0Compatible?: boolean;
+  /** Package resolver for bundle modules (e.g. built on the compiler's parser). */
+  packageOf?: DownloaderOptions['packageOf'];
+  /** Overrides `persistence_directory` (default `$PWD/.opa`). */
+  persistenceDirectory?: string;
+  /** Metrics for the status document's `metrics.prometheus`. */
+  metrics?: () => Record<string, unknown>;
+  random?: () => number;
+}
+
+export interface RunningPlugins {
+  /** Stop every poller and uploader (one last bounded decision-log upload). */
+  stop(): Promise<void>;
+  /** Hand one decision to the decision logs plugin (no-op when not configured). */
+  logDecision(event: DecisionEvent): Promise<void>;
+  /** True when decision logging is configured (the server then returns decision_id). */
+  readonly decisionLogsEnabled: boolean;
+  /** The current status document (as the status plugin would send it). */
+  status(): StatusDocument;
+  /** Run one download of every bundle now (for `trigger: manual`). */
+  triggerBundles(): Promise<void>;
+  /** Upload buffered decision logs now. */
+  flushDecisionLogs(): Promise<boolean>;
+  readonly downloaders: ReadonlyMap<string, BundleDownloader>;
+}
+
+function parseKeys(raw: unknown): Record<string, KeyConfig> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new PluginConfigError('keys: must be an object keyed by key id');
+  const keys: Record<string, KeyConfig> = {};
+  for (const [id, k] of Object.entries(raw as Record<string, unknown>)) {
+    if (k === null || typeof k !== 'object') throw new PluginConfigError(`keys.${id}: must be an object`);
+    const kc = k as KeyConfig;
+    try {
+      checkAlgorithm(kc.algorithm ?? 'RS256');
+    } catch (e) {
+      throw new PluginConfigError(`keys.${id}: ${(e as Error).message}`);
+    }
+    keys[id] = kc;
+  }
+  return keys;
+}
+
+/** Validate the config and start the configured plugins. */
+export async function startPlugins(config: Record<string, unknown>, host: PluginHost, opts: PluginOptions = {}): Promise<RunningPlugins> {
+  const logger = opts.logger ?? silentLogger;
+  const services = parseServices(config.services);
+  const keys = parseKeys(config.keys);
+  const bundleConfigs = parseBundlesConfig(config.bundles, services, keys);
+  const logsConfig = parseDecisionLogsConfig(config.decision_logs, services);
+  const statusConfig = parseStatusConfig(config.status, services);
+
+  const clients = new Map<string, ServiceClient>();
+  const client = (name: string | undefined): ServiceClient | undefined => {
+    if (name === undefined) return undefined;
+    let c = clients.get(name);
+    if (!c) {
+      c = new ServiceClient(services.get(name) as ServiceConfig, opts.userAgent);
+      clients.set(name, c);
+    }
+    return c;
+  };
+
+  const reporter = new StatusReporter(statusConfig ?? { resource: '/status', console: false }, client(statusConfig?.service), () => host.labels(), logger, opts.metrics);
+  const wrapped: PluginHost = {
+    activateBundle: (name, bundle) => host.activateBundle(name, bundle),
+    setBundleStatus: (s: BundleStatus) => {
+      host.setBundleStatus(s);
+      reporter.setBundle(s);
+    },
+    setPluginState: (plugin: string, state: PluginState, message?: string) => {
+      host.setPluginState(plugin, state, message);
+      reporter.setPlugin(plugin, state, message);
+    },
+    labels: () => host.labels(),
+    ...(host.evaluate ? { evaluate: host.evaluate.bind(host) } : {}),
+  };
+
+  if (statusConfig) {
+    wrapped.setPluginState('status', 'OK');
+    reporter.start();
+  }
+
+  const downloaders = new Map<string, BundleDownloader>();
+  const allActivated = (): boolean => [...downloaders.values()].every((d) => d.activated);
+  if (bundleConfigs.length > 0) {
+    wrapped.setPluginState('bundle', 'NOT_READY');
+    const persistenceDirectory = opts.persistenceDirectory ?? (typeof config.persistence_directory === 'string' ? config.persistence_directory : join(process.cwd(), '.opa'));
+    for (const cfg of bundleConfigs) {
+      downloaders.set(
+        cfg.name,
+        new BundleDownloader(cfg, client(cfg.service)!, wrapped, {
+          logger,
+          persistenceDirectory,
+          defaultRegoVersion: opts.v0Compatible ? 0 : 1,
+          ...(opts.packageOf ? { packageOf: opts.packageOf } : {}),
+          ...(opts.random ? { random: opts.random } : {}),
+          onActivated: () => {
+            if (allActivated()) wrapped.setPluginState('bundle', 'OK');
+          },
+        }),
+      );
+    }
+    for (const d of downloaders.values()) await d.loadPersisted();
+    for (const d of downloaders.values()) d.start();
+  }
+
+  let logs: DecisionLogger | undefined;
+  if (logsConfig) {
+    logs = new DecisionLogger(logsConfig, client(logsConfig.service), wrapped, logger, (s) => reporter.setDecisionLogs(s));
+    wrapped.setPluginState('decision_logs', 'OK');
+    logs.start();
+  }
+
+  return {
+    decisionLogsEnabled: logs !== undefined,
+    downloaders,
+    logDecision: (event) => (logs ? logs.log(event) : Promise.resolve()),
+    status: () => reporter.document(),
+    triggerBundles: async () => {
+      await Promise.all([...downloaders.values()].map((d) => d.trigger()));
+    },
+    flushDecisionLogs: () => (logs ? logs.flush() : Promise.resolve(true)),
+    stop: async () => {
+      await Promise.all([...downloaders.values()].map((d) => d.stop()));
+      await logs?.stop();
+      await reporter.stop();
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// `regent fmt` (cli/fmt.ts) over the canonical printer: fmt(fmt(x)) === fmt(x) for
+// every module of OPA's v1 conformance suite, and the -w/-l/-d/--fail/stdin and
+// --v0-compatible behaviours of `opa fmt`.
+import { describe, it, expect } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { fmtCommand, formatSource } from '../../../cli/fmt.js';
+import { lineDiff } from '../../../cli/fmt-diff.js';
+
+const ROOT = '/work/shared/opa-conformance/v1';
+
+function conformanceModules(): [string, string][] {
+  if (!existsSync(ROOT)) return [];
+  const out: [string, string][] = [];
+  for (const dir of readdirSync(ROOT).sort()) {
+    for (const f of readdirSync(join(ROOT, dir)).sort()) {
+      if (!f.endsWith('.yaml')) continue;
+      const doc = load(readFileSync(join(ROOT, dir, f), 'utf8')) as { cases?: { note: string; modules?: string[] }[] };
+      for (const c of doc.cases ?? []) (c.modules ?? []).forEach((m, i) => out.push([`${c.note}#${i}`, m]));
+    }
+  }
+  return out;
+}
+
+function run(argv: string[], stdin = '') {
+  let out = '';
+  let err = '';
+  const code = fmtCommand(argv, { out: (s) => void (out += s), err: (s) => void (err += s), stdin: () => stdin });
+  return { code, out, err };
+}
+
+const modules = conformanceModules();
+
+describe.skipIf(modules.length === 0)('fmt is idempotent over the conformance suite', () => {
+  it('fmt(fmt(x)) === fmt(x) for every module', () => {
+    const failures: string[] = [];
+    for (const [name, src] of modules) {
+      try {
+        const once = formatSource(src, name);
+        const twice = formatSource(once, name);
+        if (once !== twice) failures.push(`${name}: not idempotent`);
+      } catch (e) {
+        failures.push(`${name}: ${(e as Error).message}`);
+      }
+    }
+    expect(modules.length).toBeGreaterThan(1000);
+    expect(failures).toEqual([]);
+  });
+});
+
+describe('formatSource', () => {
+  it('parenthesises `k, v in xs` in value positions', () => {
+    const out = formatSource('package p\n\np := x if {\n\tx := (1, "foo" in 1)\n}\n', 'a.rego');
+    expect(out).toContain('x := (1, "foo" in 1)');
+  });
+
+  it('keeps back-quoted template strings', () => {
+    const src = 'package p\n\nx := $`a {input.x}\n\\{b}` if true\n';
+    const out = formatSource(src, 'a.rego');
+    expect(out).toContain('$`a {input.x}\n\\{b\\}`');
+    expect(formatSource(out, 'a.rego')).toBe(out);
+  });
+
+  it('formats v0 input with --v0-compatible, adding import rego.v1', () => {
+    const out = formatSource('package p\n\np[x] { x = 1 }\n', 'a.rego', { v0Compatible: true });
+    expect(out).toBe('package p\n\nimport rego.v1\n\np contains x if {\n\tx = 1\n}\n');
+  });
+
+  it('throws on parse errors', () => {
+    expect(() => formatSource('package p\n\np[x] { x = 1 }\n', 'a.rego')).toThrow();
+  });
+});
+
+describe('regent fmt', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'regent-fmt-'));
+  const ugly = 'package p\np if { x := 1; x == 1 }\n';
+  const pretty = 'package p\n\np if {\n\tx := 1\n\tx == 1\n}\n';
+
+  it('formats stdin to stdout', () => {
+    expect(run([], ugly)).toEqual({ code: 0, out: pretty, err: '' });
+    expect(run([], 'package').code).toBe(1);
+  });
+
+  it('prints formatted files, lists (-l) and diffs (-d) changed ones', () => {
+    const f = join(dir, 'a.rego');
+    writeFileSync(f, ugly);
+    writeFileSync(join(dir, 'b.rego'), pretty);
+    writeFileSync(join(dir, 'c.txt'), 'not rego');
+    expect(run([f]).out).toBe(pretty);
+    expect(run(['-l', dir]).out).toBe(f + '\n');
+    const d = run(['-d', f]);
+    expect(d.out).toContain(`--- ${f}`);
+    expect(d.out).toContain('+\tx := 1');
+    expect(run(['--fail', '-l', dir]).code).toBe(2);
+    expect(run(['--fail', join(dir, 'b.rego')]).code).toBe(0);
+    expect(run(['--fail', f]).code).toBe(2);
+  });
+
+  it('overwrites with -w', () => {
+    const f = join(dir, 'w.rego');
+    writeFileSync(f, ugly);
+    expect(run(['-w', f])).toEqual({ code: 0, out: '', err: '' });
+    expect(readFileSync(f, 'utf8')).toBe(pretty);
+    expect(run(['-l', f]).out).toBe('');
+  });
+
+  it('reports parse errors with exit code 2', () => {
+    const f = join(dir, 'bad.rego');
+    writeFileSync(f, 'package p\np[x] { x = 1 }\n');
+    const r = run([f]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^failed to format Rego source file: /);
+    expect(run(['--v0-compatible', f]).code).toBe(0);
+  });
+});
+
+describe('lineDiff', () => {
+  it('produces unified hunks', () => {
+    expect(lineDiff('a\nb\nc\n', 'a\nB\nc\n', 'f')).toBe('--- f\n+++ f (formatted)\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c');
+    expect(lineDiff('x\n', 'x\n', 'f')).toBe('');
+  });
+});
