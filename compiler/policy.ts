@@ -73,9 +73,47 @@ export class CompiledPolicy implements Policy {
     }
   }
 
+  /**
+   * A decision: the document at `path` under data (`['rbac', 'allow']`), evaluated
+   * directly, as the Data API serves `GET /v1/data/rbac/allow`. Skips query
+   * planning and result rows; returns the value or undefined.
+   */
+  prepareDecision(path: string[]): (opts?: EvalOptions) => Value | undefined {
+    const program = this.program;
+    const nodes = this.ir.nodes;
+    let node = nodes[0]!;
+    let used = 0;
+    while (used < path.length) {
+      const child = node.children.get(path[used]!);
+      if (child === undefined) break;
+      node = nodes[child]!;
+      used++;
+    }
+    const rest = path.slice(used);
+    const groups = node.groups.filter((g) => this.ir.groups[g]!.kind !== 'function');
+    const leafRule = node.children.size === 0 && groups.length === 1 && this.ir.groups[groups[0]!]!.kind !== 'object';
+    const nodeId = node.id;
+    const top = leafRule
+      ? (c: EvalContext) => program.evalGroup(groups[0]!, c)
+      : used === 0 && nodes[0]!.children.size === 0
+        ? (c: EvalContext) => c.data
+        : (c: EvalContext) => program.vdoc(nodeId, c);
+    return (opts: EvalOptions = {}) => {
+      const ctx = newContext(opts);
+      try {
+        const v = top(ctx);
+        return rest.length === 0 ? v : RUNTIME.dig(v, rest);
+      } catch (e) {
+        if (e instanceof RangeError) throw new EvalError('eval_recursion_error', 'evaluation exceeded the maximum stack depth');
+        throw e;
+      }
+    };
+  }
+
   prepare(query: string): PreparedQuery {
     const plan = this.planQuery(query);
     const run = this.program.query(plan);
+    const exprMeta = plan.exprs.map((x) => ({ slot: x.slot, text: x.text, location: { row: x.loc.row, col: x.loc.col } }));
     return {
       vars: plan.vars.map((v) => v.name),
       eval: (opts: EvalOptions = {}): ResultRow[] => {
@@ -90,7 +128,7 @@ export class CompiledPolicy implements Policy {
         return frames.map((f) => {
           const bindings: Record<string, Value> = {};
           for (const v of plan.vars) if (f[v.slot] !== undefined) bindings[v.name] = f[v.slot] as Value;
-          const expressions = plan.exprs.map((x) => ({ value: f[x.slot] as Value, text: x.text, location: { row: x.loc.row, col: x.loc.col } }));
+          const expressions = exprMeta.map((x) => ({ value: f[x.slot] as Value, text: x.text, location: x.location }));
           return { expressions, bindings };
         });
       },

@@ -4,7 +4,7 @@
 // full-line comments before the statement/expression that follows them, end-of-line
 // comments after the expression on their row. Printing is idempotent:
 // format(parse(format(parse(x)))) === format(parse(x)).
-import type { Body, Comment, Expr, Module, Rule, RuleHead, Term, With } from './nodes.js';
+import type { Body, Comment, Expr, Location, Module, Rule, RuleHead, Term, With } from './nodes.js';
 
 const INFIX: Record<string, [string, number]> = {
   or: ['|', 2], and: ['&', 3],
@@ -56,6 +56,29 @@ function formatCallForm(t: Extract<Term, { kind: 'call' }>): string {
   return `${formatTerm(t.op)}(${t.args.map((a) => formatTerm(a)).join(', ')})`;
 }
 
+// Multi-line composites (as `opa fmt`): when the elements of an array, set or
+// object literal were written on more than one source row, each row's elements go
+// on their own output line, indented one level deeper, with a trailing comma.
+let baseIndent = 0; // indentation of the statement being printed
+let depth = 0; // multi-line composites currently open
+
+function composite(open: string, close: string, items: [Location | undefined, () => string][]): string {
+  const groups: (() => string)[][] = [];
+  let row = -1;
+  for (const [loc, text] of items) {
+    const r = loc?.row ?? row;
+    if (groups.length === 0 || r !== row) groups.push([text]);
+    else groups[groups.length - 1]!.push(text);
+    row = r;
+  }
+  if (groups.length <= 1) return open + items.map(([, text]) => text()).join(', ') + close;
+  depth++;
+  const pad = '\t'.repeat(baseIndent + depth);
+  const lines = groups.map((g) => pad + g.map((text) => text()).join(', ') + ',');
+  depth--;
+  return `${open}\n${lines.join('\n')}\n${'\t'.repeat(baseIndent + depth)}${close}`;
+}
+
 /** Print a term. `ctx` controls parentheses around infix calls. */
 export function formatTerm(t: Term, ctx: Ctx = 'operand'): string {
   switch (t.kind) {
@@ -72,12 +95,12 @@ export function formatTerm(t: Term, ctx: Ctx = 'operand'): string {
       else head = formatTerm(t.head, 'item');
       return head + t.path.map(formatRefPart).join('');
     }
-    case 'array': return '[' + t.items.map((x) => formatTerm(x, 'item')).join(', ') + ']';
+    case 'array': return composite('[', ']', t.items.map((x) => [x.loc, () => formatTerm(x, 'item')]));
     case 'set':
       if (t.items.length === 0) return 'set()';
-      return '{' + t.items.map((x) => formatTerm(x, 'item')).join(', ') + '}';
+      return composite('{', '}', t.items.map((x) => [x.loc, () => formatTerm(x, 'item')]));
     case 'object':
-      return '{' + t.entries.map(([k, v]) => `${formatTerm(k, 'item')}: ${formatTerm(v, 'item')}`).join(', ') + '}';
+      return composite('{', '}', t.entries.map(([k, v]) => [k.loc, () => `${formatTerm(k, 'item')}: ${formatTerm(v, 'item')}`]));
     case 'arraycomp': return `[${formatTerm(t.head, 'item')} | ${formatBody(t.body)}]`;
     case 'setcomp': return `{${formatTerm(t.head, 'item')} | ${formatBody(t.body)}}`;
     case 'objectcomp': return `{${formatTerm(t.key, 'item')}: ${formatTerm(t.value, 'item')} | ${formatBody(t.body)}}`;
@@ -157,7 +180,8 @@ class Printer {
   /** Append comments on `row` (not before `offset`) to the last line. */
   trailing(row: number): void {
     while (this.ci < this.comments.length && this.comments[this.ci]!.loc.row === row) {
-      this.out[this.out.length - 1] += ' #' + this.comments[this.ci]!.text;
+      // after the first line of a multi-line statement: the row the comment was on
+      this.out[this.out.length - 1] = this.out[this.out.length - 1]!.replace(/\n|$/, ' #' + this.comments[this.ci]!.text.replace(/\$/g, '$$$$') + '$&');
       this.ci++;
     }
   }
@@ -169,12 +193,14 @@ class Printer {
 
   expr(e: Expr, indent: number): void {
     this.flush(e.loc.offset, indent);
+    baseIndent = indent;
     const prefix = e.negated ? 'not ' : '';
     const b = e.body;
     if (e.notBody) {
       this.line(indent, 'not {');
       this.trailing(e.loc.row);
       for (const x of e.notBody) this.expr(x, indent + 1);
+      baseIndent = indent;
       this.line(indent, '}' + formatWiths(e.with));
       return;
     }
@@ -186,6 +212,7 @@ class Printer {
         this.line(indent, `${formatEveryHead(b)} {`);
         this.trailing(e.loc.row);
         for (const x of b.body) this.expr(x, indent + 1);
+        baseIndent = indent;
         this.line(indent, '}' + formatWiths(e.with));
         return;
       }
@@ -199,6 +226,7 @@ class Printer {
 
   rule(r: Rule): void {
     this.flush(r.loc.offset, 0);
+    baseIndent = 0;
     const head = formatHead(r.head, r.default);
     if (r.body.length === 0 && !r.else) {
       this.line(0, head);
@@ -213,6 +241,7 @@ class Printer {
       this.line(0, '}');
     }
     for (let e = r.else; e; e = e.else) {
+      baseIndent = 0;
       const v = e.head.value ? ` ${e.head.assign ? ':=' : '='} ${formatValue(e.head.value)}` : '';
       if (e.body.length === 0) {
         this.out[this.out.length - 1] += ` else${v}`;

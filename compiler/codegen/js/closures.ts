@@ -15,6 +15,10 @@ export interface ProgramOps {
   evalGroup(id: number, c: EvalContext): Value | undefined;
   vdoc(node: number, c: EvalContext): Value | undefined;
   vdocKey(node: number, key: Value, c: EvalContext): Value | undefined;
+  /** Set-rule group `id`, or undefined when it is not a plain set rule. */
+  isSetGroup(id: number): boolean;
+  /** Produce the members of a set rule one by one (memoized value first); true = stopped. */
+  generateSet(id: number, c: EvalContext, fn: (v: Value) => boolean): boolean;
   callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined;
   callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined;
 }
@@ -28,21 +32,32 @@ export class ClosureCompiler {
    * and set/object comprehensions are not, so their scans skip sorting.
    */
   private ordered = true;
+  /** Whether scans over set rules may run the rule as a generator (see scan()). */
+  private generators = false;
 
   constructor(
     readonly rt: RuntimeScope,
     readonly ops: ProgramOps,
   ) {}
 
-  block(stmts: Block, k: K, ordered = this.ordered): K {
-    const saved = this.ordered;
+  /**
+   * Compile a block. `generators` marks a rule body: there, a scan over a set
+   * rule that no earlier iteration precedes runs the rule's definitions directly
+   * instead of building the set (the order and duplicates cannot be observed).
+   */
+  block(stmts: Block, k: K, ordered = this.ordered, generators = false): K {
+    const saved = [this.ordered, this.generators] as const;
     this.ordered = ordered;
     try {
+      const firstIteration = stmts.findIndex((st) => st.k === 'scan' || st.k === 'relation' || st.k === 'every');
       let next = k;
-      for (let i = stmts.length - 1; i >= 0; i--) next = this.stmt(stmts[i]!, next);
+      for (let i = stmts.length - 1; i >= 0; i--) {
+        this.generators = generators && !ordered && i === firstIteration;
+        next = this.stmt(stmts[i]!, next);
+      }
       return next;
     } finally {
-      this.ordered = saved;
+      [this.ordered, this.generators] = saved;
     }
   }
 
@@ -130,6 +145,7 @@ export class ClosureCompiler {
 
   private scan(s: Stmt & { k: 'scan' }, next: K): K {
     const rt = this.rt;
+    if (this.generators && s.source.k === 'rule' && this.ops.isSetGroup(s.source.group)) return this.generatorScan(s, s.source.group, next);
     const src = this.expr(s.source);
     if (s.key.k === 'value') {
       // A bound key: a lookup, not an iteration.
@@ -175,6 +191,16 @@ export class ClosureCompiler {
       each(src(f, c), (k, v) => {
         c.tick();
         return pk(k, f, c) && pv(v, f, c) && next(f, c);
+      });
+  }
+
+  private generatorScan(s: Stmt & { k: 'scan' }, group: number, next: K): K {
+    const pk = this.pattern(s.key);
+    const pv = this.pattern(s.value);
+    return (f, c) =>
+      this.ops.generateSet(group, c, (v) => {
+        c.tick();
+        return pk(v, f, c) && pv(v, f, c) && next(f, c);
       });
   }
 

@@ -41,7 +41,7 @@ export class Program implements ProgramOps {
   private compileDef(d: RuleDef): CompiledDef {
     let sink: Sink | undefined;
     // Rule results do not depend on the order solutions arrive in.
-    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false);
+    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
     return {
       frameSize: d.frameSize,
       params: d.params.map((p) => this.cc.pattern(p)),
@@ -60,6 +60,31 @@ export class Program implements ProgramOps {
         }
       },
     };
+  }
+
+  isSetGroup(id: number): boolean {
+    return this.ir.groups[id]!.kind === 'set';
+  }
+
+  generateSet(id: number, c: EvalContext, fn: (v: Value) => boolean): boolean {
+    const m = c.memo.get(id);
+    if (m !== undefined || c.dataOverrides !== undefined) {
+      const v = this.evalGroup(id, c);
+      return this.rt.forEachMemberUnordered(v, (_k, x) => fn(x));
+    }
+    if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
+    try {
+      for (const d of this.defs[id]!) {
+        const stopped = d.run(new Array(d.frameSize), c, (f, c2) => {
+          const v = d.value(f, c2);
+          return v !== undefined && fn(v);
+        });
+        if (stopped) return true;
+      }
+      return false;
+    } finally {
+      this.depth--;
+    }
   }
 
   evalGroup(id: number, c: EvalContext): Value | undefined {
