@@ -73,7 +73,6 @@ export async function controlPlaneBuildCommand(argv: string[], io: IO): Promise<
     store,
     dataDir,
     log,
-    onBuild: () => undefined,
   });
   let outcomes: BuildOutcome[];
   try {

@@ -2,7 +2,10 @@
 // body, `contains` for multi-value rules, operators printed infix with the minimal
 // parentheses OPA's precedence requires. Comments are re-emitted in source order:
 // full-line comments before the statement/expression that follows them, end-of-line
-// comments after the expression on their row. Printing is idempotent:
+// comments after the first line of the expression on their row. Array, set and
+// object literals written over several rows stay multi-line (one output line per
+// source row, trailing commas, as `opa fmt`); back-quoted templates stay
+// back-quoted when their text allows. Printing is idempotent:
 // format(parse(format(parse(x)))) === format(parse(x)).
 import type { Body, Comment, Expr, Location, Module, Rule, RuleHead, Term, With } from './nodes.js';
 

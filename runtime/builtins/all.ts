@@ -28,7 +28,6 @@ import { builtins as http_ } from './http.js';
 import { builtins as providers_ } from './providers.js';
 import { builtins as opa_ } from './opa.js';
 import { builtins as rego_ } from './rego.js';
-import { builtins as internal_ } from './internal.js';
 
 export const ALL_BUILTINS: readonly (readonly BuiltinDef[])[] = [
   numbers_,
@@ -59,5 +58,4 @@ export const ALL_BUILTINS: readonly (readonly BuiltinDef[])[] = [
   providers_,
   opa_,
   rego_,
-  internal_,
 ];

@@ -1,18 +1,23 @@
-// Builtins of the `rego` family. rego.parse_module parses Rego source into OPA's
-// JSON AST as a value (the same JSON `opa parse --format json` prints, comments
-// included). rego.metadata.chain/rule return the annotations the host provides
-// in ctx.extras (`rego.metadata.chain` / `rego.metadata.rule`: a value, or a
+// Language-level builtins: the `rego` family, `print` and the `internal.*` builtins
+// OPA declares. rego.parse_module parses Rego source into OPA's JSON AST as a value
+// (what `opa parse --format json` prints, comments included). rego.metadata.chain/
+// rule return the annotations the host provides in ctx.extras (a value, or a
 // function of no arguments); without them, an empty chain and an empty object.
+// internal.print is print's compiled form (an array of per-argument value sets),
+// internal.template_string the concatenation behind `$"…{x}…"`, internal.test_case
+// a no-op marker `opa test` uses. The planner handles `print(…)` calls itself;
+// these implementations serve other callers (`with` replacements, direct calls).
 import type { BuiltinContext, BuiltinDef } from './types.js';
 import { T } from './types.js';
-import { asString } from './args.js';
+import { asArray, asString } from './args.js';
 import { BuiltinError } from './errors.js';
 import type { Value } from '../value/value.js';
-import { RObject } from '../value/collections.js';
+import { RObject, RSet } from '../value/collections.js';
 import { parseJSON } from '../value/json.js';
 import { parseModule } from '../../compiler/parser/index.js';
 import { moduleToJSON, stringifyOpaJSON } from '../../compiler/ast/opa-json.js';
 import { RegoErrors } from '../../compiler/source/diagnostics.js';
+import { formatPlain } from '../value/format.js';
 
 function parseModuleBuiltin(args: Value[]): Value {
   const file = asString(args[0]!, 1);
@@ -36,7 +41,53 @@ function hostValue(ctx: BuiltinContext, key: string, fallback: () => Value): Val
 
 const annotations = T.objectOf(T.string, T.any);
 
+/** Text of one `print` / template operand: a set of its values (empty = undefined). */
+function operandText(v: Value, what: string): string {
+  if (!(v instanceof RSet)) return formatPlain(v);
+  const xs = v.values();
+  if (xs.length === 0) return '<undefined>';
+  if (xs.length > 1) throw new BuiltinError(`${what} must not produce multiple outputs`);
+  return formatPlain(xs[0]!);
+}
+
+function printValues(args: Value[], ctx: BuiltinContext): Value {
+  ctx.print(args.map((a) => formatPlain(a)).join(' '));
+  return true;
+}
+
+function internalPrint(args: Value[], ctx: BuiltinContext): Value {
+  const parts = asArray(args[0]!, 1);
+  ctx.print(parts.map((p) => (p instanceof RSet ? p.values().map(formatPlain).join(' ') || '<undefined>' : formatPlain(p))).join(' '));
+  return true;
+}
+
+function templateString(args: Value[]): Value {
+  return asArray(args[0]!, 1)
+    .map((p) => (typeof p === 'string' ? p : operandText(p, 'template-strings')))
+    .join('');
+}
+
+const internalBuiltins: BuiltinDef[] = [
+  {
+    decl: { name: 'print', args: [], variadic: T.any, description: 'Prints its operands (undefined operands print as <undefined>).' },
+    impl: printValues,
+  },
+  {
+    decl: { name: 'internal.print', args: [T.arrayOf(T.setOf(T.any))] },
+    impl: internalPrint,
+  },
+  {
+    decl: { name: 'internal.template_string', args: [T.arrayOf(T.any)], result: T.string },
+    impl: templateString,
+  },
+  {
+    decl: { name: 'internal.test_case', args: [T.arrayOf(T.any)] },
+    impl: () => true,
+  },
+];
+
 export const builtins: BuiltinDef[] = [
+  ...internalBuiltins,
   {
     decl: {
       name: 'rego.parse_module',

@@ -65,7 +65,8 @@ export function nestingDepth(text: string, stopAt = Infinity): number {
 /** Parse a JSON or YAML document; `prefix` starts the 400 message on failure. Empty text → undefined. */
 export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
   if (text.trim() === '') return undefined;
-  if (nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(`${prefix}: exceeded max depth`);
+  // Nesting deeper than maxDepth needs more than maxDepth bracket characters.
+  if (text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(`${prefix}: exceeded max depth`);
   try {
     if (yaml) {
       const js = loadYAML(text);

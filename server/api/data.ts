@@ -44,10 +44,10 @@ async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   const path = segs.join('/');
   if (outcome.error) {
     const err = fromWireError(outcome.error);
-    logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, metrics: metrics.snapshot() });
+    logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
     throw err;
   }
-  logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, metrics: metrics.snapshot() });
+  logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
   const defined = outcome.resultText !== undefined;
   const body = {
     provenance: params.bool('provenance') ? provenance(ctx) : undefined,

@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSourceRoutes } from './routes/sources.js';
 import { registerStackRoutes } from './routes/stacks.js';
+import { Scheduler } from './scheduler.js';
 import { openPostgresStorage } from './storage/postgres.js';
 import { openSqliteStorage } from './storage/sqlite.js';
 import type { Storage } from './storage/storage.js';
@@ -35,7 +36,7 @@ export interface ControlPlaneOptions {
   logLevel?: string;
   /** Storage to use instead of the one the configuration selects. */
   store?: Storage;
-  /** Build scheduler notified of changes; `null` runs without builds. */
+  /** Build scheduler notified of changes; default: the builder's Scheduler; `null` runs without builds. */
   scheduler?: BuildScheduler | null;
   /** Largest accepted request body in bytes (default 16 MiB). */
   bodyLimit?: number;
@@ -56,6 +57,17 @@ export function openStorage(config: ControlPlaneConfig, dataDir: string): Storag
   if (db?.driver === 'postgres') return openPostgresStorage({ dsn: db.dsn! });
   const file = db?.dsn ? db.dsn.replace(/^file:/, '').replace(/\?.*$/, '') : join(dataDir, 'sqlite.db');
   return openSqliteStorage(file);
+}
+
+/** The builder side's scheduler, logging through the control plane's logger. */
+function defaultScheduler(store: Storage, dataDir: string, logger: Logger): BuildScheduler {
+  const log = logger.child({ component: 'builder' });
+  return new Scheduler({
+    store,
+    dataDir,
+    cwd: process.cwd(),
+    log: (level, msg, fields) => log[level](fields ?? {}, msg),
+  });
 }
 
 /** Request body parser: any content type, JSON text, empty body = undefined. */
@@ -88,7 +100,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     forceCloseConnections: true,
   });
   const store = options.store ?? openStorage(config, options.dataDir ?? 'data');
-  const scheduler = options.scheduler ?? undefined;
+  const scheduler = options.scheduler === undefined ? defaultScheduler(store, options.dataDir ?? 'data', logger) : (options.scheduler ?? undefined);
   const tokens = new TokenTable(config.tokens);
   let ready = false;
   let started = false;
@@ -131,7 +143,6 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         await store.migrate();
         await applyConfig(store, config);
         scheduler?.start();
-        scheduler?.notifyChanged();
       } catch (e) {
         await app.close();
         await store.close();

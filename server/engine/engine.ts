@@ -170,9 +170,8 @@ export class Engine {
   }
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */
-  evaluate(task: Omit<EvalTask, 'generation' | 'deadline'>, input?: Value): Promise<EvalOutcome> {
-    const deadline = this.evalTimeoutMs > 0 ? Date.now() + this.evalTimeoutMs : undefined;
-    const full: EvalTask = { ...task, generation: this.generationValue, ...(deadline === undefined ? {} : { deadline }) };
+  evaluate(task: Omit<EvalTask, 'generation' | 'timeoutMs' | 'taskId'>, input?: Value): Promise<EvalOutcome> {
+    const full: EvalTask = { ...task, generation: this.generationValue, ...(this.evalTimeoutMs > 0 ? { timeoutMs: this.evalTimeoutMs } : {}) };
     if (input !== undefined && !(this.evaluator instanceof InProcessEvaluator)) full.input = { kind: 'text', text: toJSONText(input) };
     return this.evaluator.evaluate(full, input);
   }

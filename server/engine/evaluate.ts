@@ -91,7 +91,8 @@ export class EvalCore {
       t = nowNs();
       let rows: ResultRow[];
       try {
-        rows = prepared.eval({ input: inputValue, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline: task.deadline });
+        const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
+        rows = prepared.eval({ input: inputValue, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline });
       } catch (e) {
         throw new PhaseError('eval', e);
       }

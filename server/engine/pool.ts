@@ -4,7 +4,7 @@
 // `publish` resolves; each task also names the generation it needs, and a worker
 // that is behind waits for it, so no evaluation ever sees older state than the
 // write that preceded it. A task that runs past its deadline (plus a grace period)
-// is aborted: piscina terminates that worker and starts a fresh one, which asks for
+// (counted from when a worker reports it started) is aborted: piscina terminates that worker and starts a fresh one, which asks for
 // a snapshot; other requests are unaffected.
 import { BroadcastChannel } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +34,9 @@ export class PoolEvaluator implements Evaluator {
   private readonly up: BroadcastChannel;
   private readonly acked = new Map<number, number>();
   private readonly waiters = new Set<() => void>();
+  /** Task id → arms the task's abort timer once a worker reports it started. */
+  private readonly starting = new Map<number, () => void>();
+  private nextTaskId = 1;
   private closed = false;
 
   constructor(private readonly opts: PoolOptions) {
@@ -63,16 +66,21 @@ export class PoolEvaluator implements Evaluator {
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
     const abort = new AbortController();
-    const timer =
-      task.deadline === undefined ? undefined : setTimeout(() => abort.abort(), Math.max(0, task.deadline - Date.now()) + (this.opts.graceMs ?? 250));
+    let timer: NodeJS.Timeout | undefined;
+    const taskId = this.nextTaskId++;
+    if (task.timeoutMs !== undefined) {
+      const limit = task.timeoutMs + (this.opts.graceMs ?? 250);
+      this.starting.set(taskId, () => (timer = setTimeout(() => abort.abort(), limit)));
+    }
     try {
-      return (await this.pool.run(task, { signal: abort.signal })) as EvalOutcome;
+      return (await this.pool.run({ ...task, taskId }, { signal: abort.signal })) as EvalOutcome;
     } catch (e) {
       if (abort.signal.aborted) {
         return { timers: {}, cacheHit: false, error: { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' } };
       }
       throw e;
     } finally {
+      this.starting.delete(taskId);
       if (timer) clearTimeout(timer);
     }
   }
@@ -83,6 +91,11 @@ export class PoolEvaluator implements Evaluator {
   }
 
   private onUp(msg: UpMessage): void {
+    if (msg.type === 'started') {
+      this.starting.get(msg.taskId)?.();
+      this.starting.delete(msg.taskId);
+      return;
+    }
     if (msg.type === 'hello') {
       const snap: StateSnapshot = { type: 'snapshot', target: msg.threadId, ...this.opts.snapshot() };
       this.down.postMessage(snap satisfies DownMessage);

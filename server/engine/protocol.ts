@@ -19,8 +19,10 @@ export interface EvalTask {
   mode: 'value' | 'bindings';
   input?: InputPayload;
   strictBuiltinErrors: boolean;
-  /** Wall-clock deadline in ms since the epoch. */
-  deadline?: number;
+  /** Evaluation time limit in ms, counted from when the evaluation starts. */
+  timeoutMs?: number;
+  /** Pool bookkeeping: identifies the task in 'started' messages. */
+  taskId?: number;
   /** Render the result with a 2-space indent. */
   pretty: boolean;
   explain?: ExplainMode;
@@ -74,7 +76,11 @@ export interface StateSnapshot {
 
 export type DownMessage = StateUpdate | StateSnapshot;
 
-export type UpMessage = { type: 'hello'; threadId: number } | { type: 'ack'; threadId: number; generation: number };
+export type UpMessage =
+  | { type: 'hello'; threadId: number }
+  | { type: 'ack'; threadId: number; generation: number }
+  /** A worker began evaluating a task (its time limit runs from here). */
+  | { type: 'started'; taskId: number };
 
 export interface WorkerConfig {
   downChannel: string;

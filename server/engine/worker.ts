@@ -69,5 +69,6 @@ function reached(target: number): Promise<void> {
 
 export default async function evaluate(task: EvalTask): Promise<EvalOutcome> {
   if (generation < task.generation) await reached(task.generation);
+  if (task.taskId !== undefined && task.timeoutMs !== undefined) send({ type: 'started', taskId: task.taskId });
   return core.run(task);
 }

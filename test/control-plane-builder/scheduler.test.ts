@@ -8,12 +8,15 @@ import { FakeStore } from './fake-store.js';
 import { tempDir } from './helpers.js';
 
 const running: Scheduler[] = [];
+const dirs: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const s of running.splice(0)) await s.stop();
+  for (const c of dirs.splice(0)) await c();
 });
 
 async function setup(store: FakeStore, opts: Partial<ConstructorParameters<typeof Scheduler>[0]> = {}) {
-  const { dir } = await tempDir();
+  const { dir, cleanup } = await tempDir();
+  dirs.push(cleanup);
   const builds: BuildOutcome[] = [];
   const s = new Scheduler({ store, dataDir: dir, debounceMs: 30, defaultIntervalMs: 60_000, errorIntervalMs: 60_000, onBuild: (o) => builds.push(o), ...opts });
   running.push(s);

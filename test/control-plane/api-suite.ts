@@ -3,7 +3,7 @@
 // (api.sqlite.test.ts, api.postgres.test.ts): CRUD of every kind, envelopes,
 // name rules, URL-encoded names, pagination, pretty output, in-use deletes,
 // invalid references, source data and bundle status records.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type Backend, type TestServer } from './helpers.js';
 
 const CONFIG = `
@@ -22,8 +22,16 @@ const fsStorage = { filesystem: { path: 'out/x.tar.gz' } };
 export function apiSuite(backend: Backend): void {
   describe(`control plane API on ${backend}`, () => {
     let s: TestServer;
+    let setupError: unknown;
     beforeAll(async () => {
-      s = await startServer(backend, CONFIG);
+      try {
+        s = await startServer(backend, CONFIG);
+      } catch (e) {
+        setupError = e; // reported by every test below: a missing database fails, never skips
+      }
+    });
+    beforeEach(() => {
+      if (setupError) throw setupError;
     });
     afterAll(async () => {
       await s?.close();

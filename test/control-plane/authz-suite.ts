@@ -3,7 +3,7 @@
 // plain-text 401, the 403 role matrix (administrator, viewer, owner,
 // stack_owner, ownership of created definitions) and that secret values never
 // appear in any response body or log line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS, startServer, type Backend, type TestServer } from './helpers.js';
 
 const SECRET_VALUES = ['cfg-super-secret-9f3a', 'api-super-secret-77b1', 'replaced-secret-5c2e'];
@@ -22,8 +22,16 @@ stacks:
 export function authzSuite(backend: Backend): void {
   describe(`control plane auth on ${backend}`, () => {
     let s: TestServer;
+    let setupError: unknown;
     beforeAll(async () => {
-      s = await startServer(backend, CONFIG);
+      try {
+        s = await startServer(backend, CONFIG);
+      } catch (e) {
+        setupError = e; // reported by every test below: a missing database fails, never skips
+      }
+    });
+    beforeEach(() => {
+      if (setupError) throw setupError;
     });
     afterAll(async () => {
       await s?.close();

@@ -1,7 +1,8 @@
 // Glob patterns as the control plane uses them (gobwas/glob compiled without
 // separators): `*` matches any run of characters *including* `/`, `?` one
 // character, `[abc]` / `[a-z]` / `[!abc]` a character class, `{a,b}` alternatives
-// (which may nest globs), `\x` a literal x. So `app/*` matches `app/x/y.rego` and
+// (which may nest globs), `\x` a literal x; a leading `**/` (or `/**/`) also
+// matches zero directories. So `app/*` matches `app/x/y.rego` and
 // `*.rego` matches a file at any depth. Used for included/excluded files, bundle
 // excluded_files, directory `paths` and stack selectors.
 
@@ -31,8 +32,13 @@ function translate(g: string, i: number, inAlt: boolean): [string, number] {
     const c = g[i]!;
     if (inAlt && (c === ',' || c === '}')) return [out, i];
     if (c === '*') {
+      const start = i;
       while (g[i] === '*') i++;
-      out += '.*';
+      // `**/` also matches no directory at all, so `**/*.rego` includes top-level files.
+      if (i - start >= 2 && g[i] === '/' && (start === 0 || g[start - 1] === '/')) {
+        out += '(?:.*/)?';
+        i++;
+      } else out += '.*';
       continue;
     }
     if (c === '?') out += '.';

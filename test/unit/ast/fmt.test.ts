@@ -6,8 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { fmtCommand, formatSource } from '../../../cli/fmt.js';
-import { lineDiff } from '../../../cli/fmt-diff.js';
+import { fmtCommand, formatSource, lineDiff } from '../../../cli/fmt.js';
 
 const ROOT = '/work/shared/opa-conformance/v1';
 
@@ -61,6 +60,16 @@ describe('formatSource', () => {
     const out = formatSource(src, 'a.rego');
     expect(out).toContain('$`a {input.x}\n\\{b\\}`');
     expect(formatSource(out, 'a.rego')).toBe(out);
+  });
+
+  it('keeps composites written over several lines multi-line, one source row per line', () => {
+    const src = 'package p\n\nx := [1, 2,\n3]\n\ny := {"a": 1, "b": {\n"c": [1,\n2]}}\n\nz := [1, 2]\n';
+    const out = formatSource(src, 'a.rego');
+    expect(out).toBe('package p\n\nx := [\n\t1, 2,\n\t3,\n]\n\ny := {"a": 1, "b": {"c": [\n\t1,\n\t2,\n]}}\n\nz := [1, 2]\n');
+    expect(formatSource(out, 'a.rego')).toBe(out);
+    const body = formatSource('package p\n\nq if {\n\tx := [1, # c\n\t2]\n\tx[0] == 1\n}\n', 'a.rego');
+    expect(body).toBe('package p\n\nq if {\n\tx := [ # c\n\t\t1,\n\t\t2,\n\t]\n\tx[0] == 1\n}\n');
+    expect(formatSource(body, 'a.rego')).toBe(body);
   });
 
   it('formats v0 input with --v0-compatible, adding import rego.v1', () => {
