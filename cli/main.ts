@@ -11,6 +11,7 @@ import { parseCommand } from './parse.js';
 import { testCommand } from './test.js';
 import { fmtCommand } from './fmt.js';
 import { capabilitiesCommand } from './capabilities.js';
+import { benchCommand } from './bench.js';
 import type { IO } from './output.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,7 +42,7 @@ export const COMMANDS: Record<string, Command> = {
   build: { summary: 'Build an OPA bundle', run: buildCommand },
   test: { summary: 'Execute Rego test cases', run: testCommand },
   fmt: { summary: 'Format Rego source files', run: fmtCommand },
-  bench: { summary: 'Benchmark a Rego query', run: notYet('bench') },
+  bench: { summary: 'Benchmark a Rego query', run: benchCommand },
   capabilities: { summary: 'Print the capabilities of regent', run: capabilitiesCommand },
   'control-plane': { summary: 'Run the control plane service', run: async (a, io) => (await import('./control-plane.js')).controlPlaneCommand(a, io) },
 };
