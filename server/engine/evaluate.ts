@@ -99,7 +99,15 @@ export class EvalCore {
       timers.timer_rego_query_eval_ns = since(t);
       const outcome: EvalOutcome = { timers, cacheHit, resultText: renderRows(rows, task) };
       if (task.explain) {
-        outcome.explanation = explainEvaluation({ policy: this.policyValue, query: task.query, input: inputValue, data: this.data, mode: task.explain });
+        outcome.explanation = explainEvaluation({
+          policy: this.policyValue,
+          query: task.query,
+          input: inputValue,
+          data: this.data,
+          mode: task.explain,
+          pretty: task.pretty,
+          strictBuiltinErrors: task.strictBuiltinErrors,
+        });
       }
       return outcome;
     } catch (e) {

@@ -1,8 +1,9 @@
 // Explanations (`explain=notes|fails|full|debug`): the one place that turns an
-// evaluation into trace events (engine-api.md §2.4, §4.9). The compiled closures
-// emit no trace events, so the explanation is the empty event list; the tracing
-// interpreter plugs in here and nowhere else.
-import type { CompiledPolicy } from '../../compiler/index.js';
+// evaluation into trace events (engine-api.md §2.4, §4.9; engine-behaviors.md §2.8).
+// The compiled closures emit no events, so the query is re-run by the reference
+// interpreter with tracing on; its events are filtered by mode and returned in
+// OPA's raw form (lower-cased `op`), or as trace lines when `pretty` is set.
+import { eventJSON, explain, prettyTrace, traceQuery, type CompiledPolicy } from '../../compiler/index.js';
 import type { Value } from '../../runtime/index.js';
 import type { ExplainMode } from './protocol.js';
 
@@ -12,10 +13,19 @@ export interface ExplainRequest {
   input: Value | undefined;
   data: Value;
   mode: ExplainMode;
+  /** OPA returns trace strings instead of events when the request asks for `pretty`. */
+  pretty?: boolean;
+  strictBuiltinErrors?: boolean;
 }
 
-/** Trace events for one evaluation, in OPA's raw (machine) form. */
+/** Trace events for one evaluation, in OPA's raw (machine) form or as pretty lines. */
 export function explainEvaluation(request: ExplainRequest): unknown[] {
-  void request;
-  return [];
+  const traced = traceQuery(request.policy, request.query, {
+    input: request.input,
+    data: request.data,
+    strictBuiltinErrors: request.strictBuiltinErrors,
+  });
+  const events = explain(traced.events, request.mode);
+  if (request.pretty) return prettyTrace(events).split('\n').filter((l) => l.length > 0);
+  return events.map(eventJSON);
 }

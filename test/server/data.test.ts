@@ -103,7 +103,12 @@ describe('GET/POST /v1/data', () => {
     const p = (await call(server, 'GET', '/v1/data/users/bob?provenance')).json() as { provenance: Record<string, unknown> };
     expect(p.provenance).toMatchObject({ version: '0.1.0-test' });
     expect(Object.keys(p.provenance)).toEqual(['version', 'build_commit', 'build_timestamp', 'build_hostname']);
-    expect((await call(server, 'GET', '/v1/data/users/bob?explain=full')).json()).toEqual({ result: { role: 'dev' }, explanation: [] });
+    const explained = (await call(server, 'GET', '/v1/data/users/bob?explain=full')).json() as { result: unknown; explanation: { op: string; query_id: number; parent_id: number; type: string }[] };
+    expect(explained.result).toEqual({ role: 'dev' });
+    expect(explained.explanation.map((e) => e.op)).toEqual(['enter', 'eval', 'exit', 'redo', 'redo']);
+    expect(explained.explanation[0]).toMatchObject({ query_id: 0, parent_id: 0, type: 'body' });
+    const prettyExplained = (await call(server, 'GET', '/v1/data/users/bob?explain=full&pretty=true')).json() as { explanation: string[] };
+    expect(prettyExplained.explanation[0]).toMatch(/^Enter /);
     expect((await call(server, 'GET', '/v1/data/users/nobody?explain=notes')).json()).toEqual({});
     await putPolicy(server, 'strict.rego', 'package strict\nx := to_number("abc")\n');
     expect((await call(server, 'GET', '/v1/data/strict/x')).json()).toEqual({});
