@@ -10,6 +10,7 @@ import type { CompileState } from './passes/pass.js';
 import { PlanContext } from './plan/context.js';
 import { planQuery } from './plan/query.js';
 import { checkBlockTypes } from './passes/check-types.js';
+import { hoistQuery } from './passes/hoist-invariants.js';
 import { Program } from './codegen/js/program.js';
 import type { PolicyIR, QueryPlan } from './ir/ir.js';
 import { RUNTIME } from '../runtime/scope.js';
@@ -66,7 +67,7 @@ export class CompiledPolicy implements Policy {
       const plan = planQuery(this.planContext, resolved, exprTexts(body, text));
       const typeErrors = checkBlockTypes(plan.body);
       if (typeErrors.length > 0) throw new RegoErrors(typeErrors);
-      return plan;
+      return hoistQuery(plan);
     } catch (e) {
       if (e instanceof RegoError) throw new RegoErrors([e]);
       throw e;

@@ -6,6 +6,7 @@ import { ruleTree } from './rule-tree.js';
 import { plan } from './plan.js';
 import { checkRecursion } from './check-recursion.js';
 import { checkTypes } from './check-types.js';
+import { hoistInvariants } from './hoist-invariants.js';
 import { RegoErrors } from '../source/diagnostics.js';
 
 export const PASSES: readonly Pass[] = [
@@ -14,6 +15,7 @@ export const PASSES: readonly Pass[] = [
   plan, // locals, safety ordering, builtin arity, IR per group
   checkTypes, // constant builtin arguments match the declared types
   checkRecursion, // no rule may depend on itself
+  hoistInvariants, // loop-invariant lookups move before the first iteration
 ];
 
 /** Run every pass in order; stop with all errors found so far after a failing pass. */

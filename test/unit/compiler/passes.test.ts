@@ -6,6 +6,7 @@ import type { CompileState } from '../../../compiler/passes/pass.js';
 import { RegoErrors } from '../../../compiler/source/diagnostics.js';
 import { listIR } from '../../../compiler/ir/listing.js';
 import { compile } from '../../../compiler/index.js';
+import { fromJS, toJS } from '../../../runtime/value/index.js';
 
 function stateOf(...texts: string[]): CompileState {
   return { opts: {}, errors: [], modules: texts.map((t, i) => parseModule(t, `m${i}.rego`)) };
@@ -31,7 +32,7 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
 
 describe('pass list', () => {
   it('is one ordered list of named passes', () => {
-    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion']);
+    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants']);
   });
 });
 
@@ -105,6 +106,19 @@ describe('check-recursion', () => {
     const e = compileErrors('package a\np if q\nq if p')[0]!;
     expect(e.code).toBe('rego_recursion_error');
     expect(e.message).toBe('rule data.a.p is recursive: data.a.p -> data.a.q -> data.a.p');
+  });
+});
+
+describe('hoist-invariants', () => {
+  it('moves input and base lookups out of loops, keeping results', () => {
+    const text = 'package a\np contains x if { some x in data.xs; x == input.limit }';
+    const s = stateOf(text);
+    runPasses(s);
+    const listing = listIR(s.ir!);
+    expect(listing.indexOf('input["limit"]')).toBeLessThan(listing.indexOf('scan'));
+    const p = compile([{ file: 'a.rego', text }]);
+    const rows = p.prepare('data.a.p').eval({ input: fromJS({ limit: 2 }), data: fromJS({ xs: [1, 2, 3] }) });
+    expect(toJS(rows[0]!.expressions[0]!.value)).toEqual([2]);
   });
 });
 
