@@ -1,6 +1,6 @@
 // The one scope object through which compiled policies reach runtime helpers.
 // The JS back end receives it at instantiation; it never imports the runtime.
-import { dot, dig, setPath, forEachMember, forEachMemberUnordered, templateText, mergeValues } from './eval/ops.js';
+import { dot, dig, setPath, forEachMember, forEachMemberUnordered, members, templateText, mergeValues } from './eval/ops.js';
 import { EvalContext, NO_VALUE } from './eval/context.js';
 import { EvalError } from './eval/errors.js';
 import { equal, compare } from './value/compare.js';
@@ -13,6 +13,7 @@ export const RUNTIME = {
   setPath,
   forEachMember,
   forEachMemberUnordered,
+  members,
   templateText,
   mergeValues,
   equal,

@@ -76,7 +76,12 @@ export class EvalContext {
 
   /** Called in loops: enforces the deadline without reading the clock every time. */
   tick(): void {
-    if ((++this.steps & 0x3ff) === 0 && this.deadline !== undefined && Date.now() > this.deadline) {
+    if ((++this.steps & 0x3ff) === 0) this.checkDeadline();
+  }
+
+  /** Throws eval_cancel_error once the deadline has passed (generated loops call it every 1024 steps). */
+  checkDeadline(): void {
+    if (this.deadline !== undefined && Date.now() > this.deadline) {
       throw new EvalError('eval_cancel_error', 'caller cancelled query execution: evaluation deadline exceeded');
     }
   }

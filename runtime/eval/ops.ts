@@ -72,6 +72,28 @@ export function forEachMemberUnordered(v: Value | undefined, fn: (k: Value, x: V
   return false;
 }
 
+/** Keys and values of a collection as arrays (keys null for arrays: the index is the key). */
+export interface Members {
+  keys: Value[] | null;
+  values: Value[];
+}
+
+/**
+ * A collection's members for a loop in generated code: arrays as they are,
+ * objects by key, sets with each member as key and value. `ordered` asks for
+ * Rego order; otherwise insertion order may be used. Undefined for scalars.
+ */
+export function members(v: Value | undefined, ordered: number): Members | undefined {
+  if (v === undefined || v === null || typeof v !== 'object') return undefined;
+  if (Array.isArray(v)) return { keys: null, values: v };
+  if (v instanceof RObject) return { keys: v.keys(), values: v.values() };
+  if (v instanceof RSet) {
+    const vals = ordered ? v.values() : v.unorderedArray();
+    return { keys: vals, values: vals };
+  }
+  return undefined;
+}
+
 /** Text of a value inside string interpolation and print(). */
 export function templateText(v: Value | undefined): string {
   return v === undefined ? '<undefined>' : formatPlain(v);

@@ -18,9 +18,19 @@ export function keyOf(v: Value): string {
   return '\u0000' + canonicalKey(v);
 }
 
+/**
+ * Storage for string keys: instances of a constructor whose prototype has no
+ * properties at all, so `props[k]` never finds inherited members (`toString`,
+ * `__proto__` are ordinary keys here) while objects of one shape stay fast.
+ */
+type Props = Record<string, Value>;
+const Bare = function Bare(this: Props) {} as unknown as { new (): Props };
+Bare.prototype = Object.create(null);
+
 export class RObject {
   /** String keys (the common case), values stored directly. */
-  private readonly strs = new Map<string, Value>();
+  private props: Props = new Bare();
+  private count = 0;
   /** Other keys, by their hash key. */
   private others: Map<string, [Value, Value]> | undefined;
   private sortedCache: [Value, Value][] | undefined;
@@ -35,37 +45,44 @@ export class RObject {
   }
 
   get size(): number {
-    return this.strs.size + (this.others?.size ?? 0);
+    return this.count + (this.others?.size ?? 0);
   }
 
   get(key: Value): Value | undefined {
-    if (typeof key === 'string') return this.strs.get(key);
+    if (typeof key === 'string') return this.props[key];
     return this.others?.get(keyOf(key))?.[1];
   }
 
   /** Fast path for string keys (most lookups). */
   getStr(key: string): Value | undefined {
-    return this.strs.get(key);
+    return this.props[key];
   }
 
   has(key: Value): boolean {
-    if (typeof key === 'string') return this.strs.has(key);
+    if (typeof key === 'string') return key in this.props;
     return this.others?.has(keyOf(key)) ?? false;
   }
 
   /** Mutating insert: use only while building a fresh object. */
   set(key: Value, value: Value): this {
-    if (typeof key === 'string') this.strs.set(key, value);
-    else (this.others ??= new Map()).set(keyOf(key), [key, value]);
-    this.sortedCache = undefined;
+    if (typeof key === 'string') {
+      if (!(key in this.props)) this.count++;
+      this.props[key] = value;
+    } else (this.others ??= new Map()).set(keyOf(key), [key, value]);
+    this.sortedCache = this.keysCache = this.valuesCache = undefined;
     this.hashKey = this.taggedKey = undefined;
     return this;
   }
 
   delete(key: Value): boolean {
-    this.sortedCache = undefined;
+    this.sortedCache = this.keysCache = this.valuesCache = undefined;
     this.hashKey = this.taggedKey = undefined;
-    if (typeof key === 'string') return this.strs.delete(key);
+    if (typeof key === 'string') {
+      if (!(key in this.props)) return false;
+      delete this.props[key];
+      this.count--;
+      return true;
+    }
     return this.others?.delete(keyOf(key)) ?? false;
   }
 
@@ -73,7 +90,7 @@ export class RObject {
   entries(): [Value, Value][] {
     if (this.sortedCache === undefined) {
       const strs: [Value, Value][] = [];
-      for (const [k, v] of this.strs) strs.push([k, v]);
+      for (const k in this.props) strs.push([k, this.props[k]!]);
       strs.sort((x, y) => compareStrings(x[0] as string, y[0] as string));
       if (this.others && this.others.size > 0) {
         const rest = [...this.others.values()];
@@ -85,30 +102,40 @@ export class RObject {
     return this.sortedCache;
   }
 
+  private keysCache: Value[] | undefined;
+  private valuesCache: Value[] | undefined;
+
+  /** Keys in Rego order (cached; do not mutate). */
   keys(): Value[] {
-    return this.entries().map((e) => e[0]);
+    const e = this.entries();
+    if (this.keysCache === undefined || this.keysCache.length !== e.length) this.keysCache = e.map((x) => x[0]);
+    return this.keysCache;
   }
 
+  /** Values in key order (cached; do not mutate). */
   values(): Value[] {
-    return this.entries().map((e) => e[1]);
+    const e = this.entries();
+    if (this.valuesCache === undefined || this.valuesCache.length !== e.length) this.valuesCache = e.map((x) => x[1]);
+    return this.valuesCache;
   }
 
   /** Entries in insertion order (cheaper when order does not matter). */
   *unorderedEntries(): IterableIterator<[Value, Value]> {
-    for (const [k, v] of this.strs) yield [k, v];
+    for (const k in this.props) yield [k, this.props[k]!];
     if (this.others) yield* this.others.values();
   }
 
   /** Visit entries in insertion order without allocating; return true to stop. */
   forEachUnordered(fn: (k: Value, v: Value) => boolean): boolean {
-    for (const [k, v] of this.strs) if (fn(k, v)) return true;
+    for (const k in this.props) if (fn(k, this.props[k]!)) return true;
     if (this.others) for (const [k, v] of this.others.values()) if (fn(k, v)) return true;
     return false;
   }
 
   clone(): RObject {
     const o = new RObject();
-    for (const [k, v] of this.strs) o.strs.set(k, v);
+    for (const k in this.props) o.props[k] = this.props[k]!;
+    o.count = this.count;
     if (this.others) o.others = new Map(this.others);
     return o;
   }
@@ -140,14 +167,14 @@ export class RSet {
     const n = this.map.size;
     this.map.set(keyOf(v), v);
     if (this.map.size !== n) {
-      this.sortedCache = undefined;
+      this.sortedCache = this.unorderedCache = undefined;
       this.hashKey = this.taggedKey = undefined;
     }
     return this;
   }
 
   delete(v: Value): boolean {
-    this.sortedCache = undefined;
+    this.sortedCache = this.unorderedCache = undefined;
     this.hashKey = this.taggedKey = undefined;
     return this.map.delete(keyOf(v));
   }
@@ -165,6 +192,14 @@ export class RSet {
 
   unorderedValues(): IterableIterator<Value> {
     return this.map.values();
+  }
+
+  private unorderedCache: Value[] | undefined;
+
+  /** Members in insertion order as an array (cached; do not mutate). */
+  unorderedArray(): Value[] {
+    if (this.unorderedCache === undefined || this.unorderedCache.length !== this.map.size) this.unorderedCache = [...this.map.values()];
+    return this.unorderedCache;
   }
 
   clone(): RSet {

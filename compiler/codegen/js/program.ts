@@ -8,6 +8,9 @@ import type { Value } from '../../../runtime/value/value.js';
 import type { RuntimeScope } from '../../../runtime/scope.js';
 import type { EvalContext } from '../../../runtime/eval/context.js';
 import { ClosureCompiler, type ProgramOps } from './closures.js';
+import { Emitter, Unsupported, type EmitTables } from './emit.js';
+import type { BuiltinDef } from '../../../runtime/builtins/types.js';
+import type { Block } from '../../ir/ir.js';
 import type { E, K, P, Slots } from './types.js';
 
 interface CompiledDef {
@@ -25,23 +28,55 @@ type Sink = K;
 
 const MAX_CALL_DEPTH = 2000;
 
+/** A generated body: runs `sink` per solution; true = stopped. */
+type NativeBody = (f: Slots, c: EvalContext, sink: K) => boolean;
+
+/** Which back end runs rule bodies and queries: generated JS source (default) or closures. */
+export type Backend = 'js' | 'closures';
+
 export class Program implements ProgramOps {
   private readonly cc: ClosureCompiler;
   private readonly defs: CompiledDef[][];
   private depth = 0;
+  /** Helpers generated code calls as `X.…`. */
+  private readonly helpers;
 
   constructor(
     readonly ir: PolicyIR,
     readonly rt: RuntimeScope,
+    readonly backend: Backend = 'js',
   ) {
     this.cc = new ClosureCompiler(rt, this);
+    this.helpers = {
+      call: (def: BuiltinDef, name: string, args: Value[], c: EvalContext, loc: Location) =>
+        c.fnOverrides !== undefined && c.fnOverrides.has(name) ? this.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
+      relation: (def: BuiltinDef, name: string, args: Value[], c: EvalContext, loc: Location) =>
+        c.fnOverrides !== undefined && c.fnOverrides.has(name) ? this.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
+      print: (args: (Value | undefined)[], c: EvalContext) => c.builtins.print(args.map((a) => rt.templateText(a)).join(' ')),
+    };
     this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
+  }
+
+  /** Generate a JS function for a block, or undefined when the emitter does not handle it. */
+  private native(block: Block, ordered: boolean, generators: boolean): NativeBody | undefined {
+    if (this.backend !== 'js') return undefined;
+    const tables: EmitTables = { K: [], CL: [], B: [] };
+    let source;
+    try {
+      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block);
+    } catch (e) {
+      if (e instanceof Unsupported) return undefined;
+      throw e;
+    }
+    const factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => NativeBody;
+    return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
   }
 
   private compileDef(d: RuleDef): CompiledDef {
     let sink: Sink | undefined;
     // Rule results do not depend on the order solutions arrive in.
-    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
+    const native = this.native(d.body, false, true);
+    const body = native ? undefined : this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
     return {
       frameSize: d.frameSize,
       params: d.params.map((p) => this.cc.pattern(p)),
@@ -50,15 +85,17 @@ export class Program implements ProgramOps {
       valueConst: d.value.k === 'const',
       else: d.else && this.compileDef(d.else),
       loc: d.loc,
-      run(f, c, s) {
-        const saved = sink;
-        sink = s;
-        try {
-          return body(f, c);
-        } finally {
-          sink = saved;
-        }
-      },
+      run: native
+        ? native
+        : (f, c, s) => {
+            const saved = sink;
+            sink = s;
+            try {
+              return body!(f, c);
+            } finally {
+              sink = saved;
+            }
+          },
     };
   }
 
@@ -315,6 +352,17 @@ export class Program implements ProgramOps {
 
   /** Compile a query plan into a runner returning one frame per solution. */
   query(plan: QueryPlan): (c: EvalContext) => Slots[] {
+    const native = this.native(plan.body, true, false);
+    if (native) {
+      return (c) => {
+        const rows: Slots[] = [];
+        native(new Array(plan.frameSize), c, (f) => {
+          rows.push(f.slice());
+          return false;
+        });
+        return rows;
+      };
+    }
     let rows: Slots[] | undefined;
     const body = this.cc.block(
       plan.body,

@@ -1,0 +1,308 @@
+// The JS source back end: a rule body or query becomes one JavaScript function.
+// Each statement becomes straight-line code; an iteration becomes a `for` loop
+// whose body holds the rest of the block; a failing statement `break`s to the
+// innermost label, which ends the current iteration (or the whole body). The
+// continuation `sink(f, c)` runs at the end; true stops enumeration.
+// Values that come from the policy are referenced by index into K (constants);
+// expressions this emitter does not handle are closures in CL. A body with a
+// statement it does not handle (`with`) throws Unsupported: the caller then uses
+// the closure back end for that body.
+import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
+import type { Location } from '../../source/location.js';
+import type { BuiltinDef } from '../../../runtime/builtins/types.js';
+import type { ClosureCompiler } from './closures.js';
+import type { E } from './types.js';
+import { _, Code, join, Name, Names } from './code.js';
+
+export class Unsupported extends Error {}
+
+/** Everything generated code refers to besides `f`, `c` and `sink`. */
+export interface EmitTables {
+  /** Constants: values, paths, names and locations, by index. */
+  K: unknown[];
+  /** Fallback expression closures. */
+  CL: E[];
+  /** Builtin definitions. */
+  B: BuiltinDef[];
+}
+
+export interface EmitOptions {
+  /** Whether solutions are observed in order (queries, array comprehensions). */
+  ordered: boolean;
+  /** Whether a leading scan over a set rule may run the rule as a generator. */
+  generators: boolean;
+  isSetGroup(id: number): boolean;
+}
+
+/** The per-iteration step count and deadline check. */
+const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
+
+const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
+  equal: (a, b) => _`rt.equal(${a}, ${b})`,
+  neq: (a, b) => _`!rt.equal(${a}, ${b})`,
+  lt: (a, b) => _`rt.compare(${a}, ${b}) < 0`,
+  lte: (a, b) => _`rt.compare(${a}, ${b}) <= 0`,
+  gt: (a, b) => _`rt.compare(${a}, ${b}) > 0`,
+  gte: (a, b) => _`rt.compare(${a}, ${b}) >= 0`,
+};
+
+export class Emitter {
+  private readonly names = new Names();
+
+  constructor(
+    readonly tables: EmitTables,
+    readonly cc: ClosureCompiler,
+    readonly opts: EmitOptions,
+  ) {}
+
+  /** Source of `function (f, c, sink) { … }` for a block. */
+  functionSource(block: Block): Code {
+    const top = this.names.next('L');
+    const body = this.block(block, 0, top, _`if (sink(f, c)) return true;`, true);
+    return _`return function (f, c, sink) {\n${top}: {\n${body}\n}\nreturn false;\n};`;
+  }
+
+  private k(v: unknown): Code {
+    this.tables.K.push(v);
+    return _`K[${this.tables.K.length - 1}]`;
+  }
+
+  private closure(e: Expr): Code {
+    this.tables.CL.push(this.cc.expr(e));
+    return _`CL[${this.tables.CL.length - 1}](f, c)`;
+  }
+
+  private builtin(name: string, loc: Location): Code {
+    this.tables.B.push(this.cc.builtin(name, loc));
+    return _`B[${this.tables.B.length - 1}]`;
+  }
+
+  /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */
+  private block(stmts: Block, i: number, fail: Name, success: Code, first: boolean): Code {
+    if (i >= stmts.length) return success;
+    const s = stmts[i]!;
+    const firstIteration = first && (s.k === 'scan' || s.k === 'relation' || s.k === 'every');
+    const stillFirst = first && !firstIteration;
+    const rest = (label: Name): Code => this.block(stmts, i + 1, label, success, stillFirst);
+    return this.stmt(s, fail, rest, firstIteration);
+  }
+
+  private stmt(s: Stmt, fail: Name, rest: (fail: Name) => Code, firstIteration: boolean): Code {
+    const pre: Code[] = [];
+    switch (s.k) {
+      case 'let': {
+        const v = this.expr(s.expr, fail, pre);
+        return join([...pre, _`f[${s.slot}] = ${v};`, rest(fail)]);
+      }
+      case 'test': {
+        const v = this.expr(s.expr, fail, pre);
+        return join([...pre, _`if (${v} === false) break ${fail};`, rest(fail)]);
+      }
+      case 'capture':
+        return join([_`f[${s.slot}] = ${this.closure(s.expr)};`, rest(fail)]);
+      case 'equal': {
+        const a = this.expr(s.a, fail, pre);
+        const b = this.expr(s.b, fail, pre);
+        return join([...pre, _`if (!rt.equal(${a}, ${b})) break ${fail};`, rest(fail)]);
+      }
+      case 'match': {
+        const v = this.expr(s.expr, fail, pre);
+        return join([...pre, this.pattern(s.pattern, v, fail), rest(fail)]);
+      }
+      case 'scan':
+        return this.scan(s, fail, rest, firstIteration, pre);
+      case 'relation': {
+        const args = s.args.map((a) => this.expr(a, fail, pre));
+        const r = this.names.next('t');
+        const i = this.names.next('i');
+        const inner = this.names.next('L');
+        const def = this.builtin(s.name, s.loc);
+        return join([
+          ...pre,
+          _`const ${r} = X.relation(${def}, ${this.k(s.name)}, [${join(args, new Code(', '))}], c, ${this.k(s.loc)});`,
+          _`if (Array.isArray(${r})) for (let ${i} = 0; ${i} < ${r}.length; ${i}++) { ${TICK} ${inner}: {`,
+          this.pattern(s.out, _`${r}[${i}]`, inner),
+          rest(inner),
+          _`} }`,
+        ]);
+      }
+      case 'not': {
+        const found = this.names.next('n');
+        const label = this.names.next('L');
+        const inner = this.block(s.body, 0, label, _`${found} = true; break ${label};`, false);
+        return join([_`let ${found} = false;`, _`${label}: {`, inner, _`}`, _`if (${found}) break ${fail};`, rest(fail)]);
+      }
+      case 'every':
+        return this.every(s, fail, rest, pre);
+      case 'print': {
+        const args = s.args.map((a) => this.closure(a));
+        return join([_`X.print([${join(args, new Code(', '))}], c);`, rest(fail)]);
+      }
+      case 'with':
+        throw new Unsupported('with');
+    }
+  }
+
+  private scan(s: Stmt & { k: 'scan' }, fail: Name, rest: (fail: Name) => Code, firstIteration: boolean, pre: Code[]): Code {
+    const inner = this.names.next('L');
+    if (firstIteration && this.opts.generators && s.source.k === 'rule' && this.opts.isSetGroup(s.source.group)) {
+      // Run the set rule's definitions directly (its members cannot be observed in order).
+      const v = this.names.next('v');
+      return join([
+        _`if (ops.generateSet(${s.source.group}, c, (${v}) => { ${TICK} ${inner}: {`,
+        this.pattern(s.key, v, inner),
+        this.pattern(s.value, v, inner),
+        rest(inner),
+        _`} return false; })) return true;`,
+      ]);
+    }
+    const src = this.expr(s.source, fail, pre);
+    if (s.key.k === 'value') {
+      const key = this.expr(s.key.expr, fail, pre);
+      const t = this.names.next('t');
+      return join([...pre, _`const ${t} = rt.dot(${src}, ${key});`, _`if (${t} === undefined) break ${fail};`, this.pattern(s.value, t, fail), rest(fail)]);
+    }
+    const i = this.names.next('i');
+    const { code, keys, values } = this.members(src);
+    return join([
+      ...pre,
+      code,
+      _`if (${values} !== undefined) for (let ${i} = 0; ${i} < ${values}.length; ${i}++) { ${TICK} ${inner}: {`,
+      this.pattern(s.key, _`(${keys} === null ? ${i} : ${keys}[${i}])`, inner),
+      this.pattern(s.value, _`${values}[${i}]`, inner),
+      rest(inner),
+      _`} }`,
+    ]);
+  }
+
+  /** Inline code giving a collection's keys (null for arrays) and values, without allocating. */
+  private members(src: Code): { code: Code; keys: Name; values: Name } {
+    const keys = this.names.next('k');
+    const values = this.names.next('v');
+    const set = this.opts.ordered ? _`${src}.values()` : _`${src}.unorderedArray()`;
+    const code = join([
+      _`let ${keys} = null, ${values};`,
+      _`if (Array.isArray(${src})) ${values} = ${src};`,
+      _`else if (${src} instanceof RObject) { ${keys} = ${src}.keys(); ${values} = ${src}.values(); }`,
+      _`else if (${src} instanceof rt.RSet) { ${values} = ${set}; ${keys} = ${values}; }`,
+    ]);
+    return { code, keys, values };
+  }
+
+  private every(s: Stmt & { k: 'every' }, fail: Name, rest: (fail: Name) => Code, pre: Code[]): Code {
+    const d = this.expr(s.domain, fail, pre);
+    const m = this.names.next('m');
+    const i = this.names.next('i');
+    const hit = this.names.next('n');
+    const label = this.names.next('L');
+    const body = this.block(s.body, 0, label, _`${hit} = true; break ${label};`, false);
+    return join([
+      ...pre,
+      _`const ${m} = rt.members(${d}, 0);`,
+      _`if (${m} === undefined) break ${fail};`,
+      _`for (let ${i} = 0; ${i} < ${m}.values.length; ${i}++) { ${TICK} let ${hit} = false; ${label}: {`,
+      this.pattern(s.key, _`(${m}.keys === null ? ${i} : ${m}.keys[${i}])`, label),
+      this.pattern(s.value, _`${m}.values[${i}]`, label),
+      body,
+      _`} if (!${hit}) break ${fail}; }`,
+      rest(fail),
+    ]);
+  }
+
+  /** Code that matches `v` against a pattern, binding slots; `break fail` on mismatch. */
+  private pattern(p: Pattern, v: Code, fail: Name): Code {
+    switch (p.k) {
+      case 'bind':
+        return _`f[${p.slot}] = ${v};`;
+      case 'wild':
+        return new Code('');
+      case 'value': {
+        const pre: Code[] = [];
+        const w = this.expr(p.expr, fail, pre);
+        return join([...pre, _`if (!rt.equal(${v}, ${w})) break ${fail};`]);
+      }
+      case 'array': {
+        const t = this.names.next('t');
+        const parts = [_`const ${t} = ${v};`, _`if (!Array.isArray(${t}) || ${t}.length !== ${p.items.length}) break ${fail};`];
+        p.items.forEach((item, idx) => parts.push(this.pattern(item, _`${t}[${idx}]`, fail)));
+        return join(parts);
+      }
+      case 'object': {
+        const t = this.names.next('t');
+        const parts = [_`const ${t} = ${v};`, _`if (!(${t} instanceof RObject) || ${t}.size !== ${p.entries.length}) break ${fail};`];
+        for (const [ke, pe] of p.entries) {
+          const pre: Code[] = [];
+          const key = this.expr(ke, fail, pre);
+          const x = this.names.next('t');
+          parts.push(...pre, _`const ${x} = ${t}.get(${key});`, _`if (${x} === undefined) break ${fail};`, this.pattern(pe, x, fail));
+        }
+        return join(parts);
+      }
+    }
+  }
+
+  /** Code for a value; statements it needs (and undefined checks) go to `pre`. */
+  private expr(e: Expr, fail: Name, pre: Code[]): Code {
+    switch (e.k) {
+      case 'const':
+        return this.k(e.value);
+      case 'local':
+        return _`f[${e.slot}]`;
+      case 'input':
+        return this.checked(_`c.input`, fail, pre);
+      case 'base':
+        return this.checked(_`rt.dig(c.data, ${this.k(e.path)})`, fail, pre);
+      case 'rule':
+        return this.checked(_`ops.evalGroup(${e.group}, c)`, fail, pre);
+      case 'vdoc':
+        return this.checked(_`ops.vdoc(${e.node}, c)`, fail, pre);
+      case 'vdocdot': {
+        const key = this.expr(e.key, fail, pre);
+        return this.checked(_`ops.vdocKey(${e.node}, ${key}, c)`, fail, pre);
+      }
+      case 'dot': {
+        const base = this.expr(e.base, fail, pre);
+        if (e.key.k === 'const' && typeof e.key.value === 'string') {
+          const key = this.k(e.key.value);
+          return this.checked(_`(${base} instanceof RObject ? ${base}.getStr(${key}) : rt.dot(${base}, ${key}))`, fail, pre);
+        }
+        const key = this.expr(e.key, fail, pre);
+        return this.checked(_`rt.dot(${base}, ${key})`, fail, pre);
+      }
+      case 'call': {
+        const args = e.args.map((a) => this.expr(a, fail, pre));
+        const cmp = COMPARE[e.name];
+        const name = this.k(e.name);
+        const loc = this.k(e.loc);
+        if (cmp && args.length === 2) {
+          return this.checked(_`(c.fnOverrides === undefined ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+        }
+        const def = this.builtin(e.name, e.loc);
+        return this.checked(_`X.call(${def}, ${name}, [${join(args, new Code(', '))}], c, ${loc})`, fail, pre);
+      }
+      case 'callfn': {
+        const args = e.args.map((a) => this.expr(a, fail, pre));
+        return this.checked(_`ops.callFunction(${e.group}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
+      }
+      case 'array': {
+        const items = e.items.map((a) => this.expr(a, fail, pre));
+        return _`[${join(items, new Code(', '))}]`;
+      }
+      case 'set': {
+        const items = e.items.map((a) => this.expr(a, fail, pre));
+        return _`rt.RSet.of([${join(items, new Code(', '))}])`;
+      }
+      case 'object':
+      case 'compr':
+      case 'template':
+        return this.checked(this.closure(e), fail, pre);
+    }
+  }
+
+  /** Put a value in a temp, leaving the path when it is undefined. */
+  private checked(value: Code, fail: Name, pre: Code[]): Code {
+    const t = this.names.next('t');
+    pre.push(_`const ${t} = ${value};`, _`if (${t} === undefined) break ${fail};`);
+    return t;
+  }
+}
