@@ -14,6 +14,11 @@ export interface SourceFile {
 export interface CompileOptions {
   /** Accept Rego v0 syntax (as `opa --v0-compatible`). */
   v0Compatible?: boolean;
+  /**
+   * Which JS back end runs the IR: generated JavaScript source (`js`, the
+   * default) or a tree of closures (`closures`). Both must agree on every case.
+   */
+  backend?: 'js' | 'closures';
 }
 
 export interface EvalOptions {

@@ -47,7 +47,7 @@ export class CompiledPolicy implements Policy {
 
   constructor(readonly state: CompileState) {
     this.ir = state.ir!;
-    this.program = new Program(this.ir, RUNTIME);
+    this.program = new Program(this.ir, RUNTIME, state.opts.backend ?? 'js');
     this.planContext = new PlanContext(state.tree!, { v0Compatible: state.opts.v0Compatible });
   }
 

@@ -41,10 +41,28 @@ export class QueryBuiltinContext implements BuiltinContext {
     return (this.now ??= BigInt(Date.now()) * 1_000_000n);
   }
 }
-export type Memo = Map<number, Value | typeof NO_VALUE>;
+/**
+ * Memoized values by rule-group (or tree-node) id: a plain array, cheaper than a
+ * Map for the small dense ids the compiler assigns. Same get/set/delete shape.
+ */
+export class Memo {
+  private readonly slots: (Value | typeof NO_VALUE | undefined)[] = [];
+  get(id: number): Value | typeof NO_VALUE | undefined {
+    return this.slots[id];
+  }
+  set(id: number, v: Value | typeof NO_VALUE): this {
+    this.slots[id] = v;
+    return this;
+  }
+  delete(id: number): boolean {
+    const had = this.slots[id] !== undefined;
+    this.slots[id] = undefined;
+    return had;
+  }
+}
 
 export class EvalContext {
-  memo: Memo = new Map();
+  memo: Memo = new Memo();
   private nodeMemoMap: Memo | undefined;
   fnOverrides: Map<string, FunctionOverride> | undefined;
   dataOverrides: DataOverride[] | undefined;
@@ -61,7 +79,7 @@ export class EvalContext {
 
   /** Memoized virtual documents of tree nodes (made on first use). */
   get nodeMemo(): Memo {
-    return (this.nodeMemoMap ??= new Map());
+    return (this.nodeMemoMap ??= new Memo());
   }
 
   /** A child context for a `with` block: same limits, fresh memo. */

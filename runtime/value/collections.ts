@@ -28,8 +28,11 @@ const Bare = function Bare(this: Props) {} as unknown as { new (): Props };
 Bare.prototype = Object.create(null);
 
 export class RObject {
-  /** String keys (the common case), values stored directly. */
-  private props: Props = new Bare();
+  /**
+   * String keys (the common case), values stored directly. Generated code reads
+   * `props[k]` in place (one inline cache per site); everything else uses getStr.
+   */
+  readonly props: Props = new Bare();
   private count = 0;
   /** Other keys, by their hash key. */
   private others: Map<string, [Value, Value]> | undefined;

@@ -1,5 +1,5 @@
 // Differential testing (architecture habit 8): every conformance case runs through
-// the JS closure back end (`policy.prepare(q).eval`) and the reference interpreter
+// the generated-JS back end (`policy.prepare(q).eval`), the closure back end, and the reference interpreter
 // (`prepareInterpreted(policy, q)`, untraced and traced) over the same compiled
 // policy, and the outcomes must be identical: the same rows in the same order
 // (values and bindings as canonical JSON), or errors with the same codes.
@@ -24,8 +24,8 @@ export interface Difference {
   id: string;
   closures: Outcome;
   interpreter: Outcome;
-  /** Which interpreter mode disagreed. */
-  mode: 'plain' | 'traced';
+  /** What disagreed with the generated-JS back end: the closure back end, or the interpreter (plain or traced). */
+  mode: 'closures-backend' | 'plain' | 'traced';
 }
 
 export interface CompareResult {
@@ -42,12 +42,14 @@ export function compareCase(c: LoadedCase): Difference[] | 'not-evaluated' {
   const saved = withEnv(c.env);
   try {
     let prepared;
+    let closurePrepared;
     let interp;
     let input: Value | undefined;
     try {
       input = c.input_term !== undefined ? termToValue(regent.parseTerm(c.input_term)) : c.input !== undefined ? fromJS(c.input) : undefined;
       const policy = regent.compile((c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text })));
       prepared = policy.prepare(c.query);
+      closurePrepared = regent.compile((c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text })), { backend: 'closures' }).prepare(c.query);
       interp = prepareInterpreted(policy, c.query);
     } catch {
       return 'not-evaluated';
@@ -65,7 +67,9 @@ export function compareCase(c: LoadedCase): Difference[] | 'not-evaluated' {
       if (r.error !== undefined) throw r.error;
       return r.rows;
     });
+    const cl = outcome(() => closurePrepared.eval(opts()));
     const out: Difference[] = [];
+    if (a.text !== cl.text) out.push({ id: c.id, closures: a, interpreter: cl, mode: 'closures-backend' });
     if (a.text !== b.text) out.push({ id: c.id, closures: a, interpreter: b, mode: 'plain' });
     if (a.text !== t.text) out.push({ id: c.id, closures: a, interpreter: t, mode: 'traced' });
     return out;

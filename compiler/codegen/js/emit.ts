@@ -55,10 +55,20 @@ export class Emitter {
     readonly opts: EmitOptions,
   ) {}
 
-  /** Source of `function (f, c, sink) { … }` for a block. */
-  functionSource(block: Block): Code {
+  /**
+   * Source of `function (f, c, sink) { … }` for a block. Without `value`, each
+   * solution calls `sink(f, c)`; with it, the value is computed in place and each
+   * solution calls `sink(value, f, c)` (solutions where it is undefined are skipped).
+   */
+  functionSource(block: Block, value?: Expr): Code {
     const top = this.names.next('L');
-    const body = this.block(block, 0, top, _`if (sink(f, c)) return true;`, true);
+    const success = (fail: Name): Code => {
+      if (!value) return _`if (sink(f, c)) return true;`;
+      const pre: Code[] = [];
+      const v = this.expr(value, fail, pre);
+      return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
+    };
+    const body = this.block(block, 0, top, success, true);
     return _`return function (f, c, sink) {\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
@@ -78,8 +88,8 @@ export class Emitter {
   }
 
   /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */
-  private block(stmts: Block, i: number, fail: Name, success: Code, first: boolean): Code {
-    if (i >= stmts.length) return success;
+  private block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code {
+    if (i >= stmts.length) return success(fail);
     const s = stmts[i]!;
     const firstIteration = first && (s.k === 'scan' || s.k === 'relation' || s.k === 'every');
     const stillFirst = first && !firstIteration;
@@ -129,7 +139,7 @@ export class Emitter {
       case 'not': {
         const found = this.names.next('n');
         const label = this.names.next('L');
-        const inner = this.block(s.body, 0, label, _`${found} = true; break ${label};`, false);
+        const inner = this.block(s.body, 0, label, () => _`${found} = true; break ${label};`, false);
         return join([_`let ${found} = false;`, _`${label}: {`, inner, _`}`, _`if (${found}) break ${fail};`, rest(fail)]);
       }
       case 'every':
@@ -195,7 +205,7 @@ export class Emitter {
     const i = this.names.next('i');
     const hit = this.names.next('n');
     const label = this.names.next('L');
-    const body = this.block(s.body, 0, label, _`${hit} = true; break ${label};`, false);
+    const body = this.block(s.body, 0, label, () => _`${hit} = true; break ${label};`, false);
     return join([
       ...pre,
       _`const ${m} = rt.members(${d}, 0);`,
@@ -264,10 +274,10 @@ export class Emitter {
         const base = this.expr(e.base, fail, pre);
         if (e.key.k === 'const' && typeof e.key.value === 'string') {
           const key = this.k(e.key.value);
-          return this.checked(_`(${base} instanceof RObject ? ${base}.getStr(${key}) : rt.dot(${base}, ${key}))`, fail, pre);
+          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : rt.dot(${base}, ${key}))`, fail, pre);
         }
         const key = this.expr(e.key, fail, pre);
-        return this.checked(_`rt.dot(${base}, ${key})`, fail, pre);
+        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : rt.dot(${base}, ${key}))`, fail, pre);
       }
       case 'call': {
         const args = e.args.map((a) => this.expr(a, fail, pre));

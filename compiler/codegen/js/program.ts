@@ -13,7 +13,12 @@ import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
 import type { E, K, P, Slots } from './types.js';
 
+/** Receives one solution's head value; true stops enumeration. */
+type ValueSink = (v: Value, f: Slots, c: EvalContext) => boolean;
+
 interface CompiledDef {
+  /** Run the body; `sink` gets each solution's value (undefined values are skipped). */
+  runValue(f: Slots, c: EvalContext, sink: ValueSink): boolean;
   frameSize: number;
   params: P[];
   keys: E[];
@@ -58,44 +63,60 @@ export class Program implements ProgramOps {
   }
 
   /** Generate a JS function for a block, or undefined when the emitter does not handle it. */
-  private native(block: Block, ordered: boolean, generators: boolean): NativeBody | undefined {
+  private native<T = NativeBody>(block: Block, ordered: boolean, generators: boolean, value?: RuleDef['value']): T | undefined {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
     try {
-      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block);
+      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block, value);
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
       throw e;
     }
-    const factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => NativeBody;
+    const factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
     return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
   }
 
   private compileDef(d: RuleDef): CompiledDef {
-    let sink: Sink | undefined;
-    // Rule results do not depend on the order solutions arrive in.
-    const native = this.native(d.body, false, true);
-    const body = native ? undefined : this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
+    const value = this.cc.expr(d.value);
+    // `run` (for object rules, whose keys are separate expressions) is built on first use.
+    let runBody: ((f: Slots, c: EvalContext, sink: K) => boolean) | undefined;
+    const run = (f: Slots, c: EvalContext, s: K): boolean => (runBody ??= this.compileRun(d))(f, c, s);
+    const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value);
     return {
+      runValue:
+        nativeValue ??
+        ((f, c, vs) =>
+          run(f, c, (f2, c2) => {
+            const v = value(f2, c2);
+            return v !== undefined && vs(v, f2, c2);
+          })),
       frameSize: d.frameSize,
       params: d.params.map((p) => this.cc.pattern(p)),
       keys: d.keys.map((k) => this.cc.expr(k)),
-      value: this.cc.expr(d.value),
+      value,
       valueConst: d.value.k === 'const',
       else: d.else && this.compileDef(d.else),
       loc: d.loc,
-      run: native
-        ? native
-        : (f, c, s) => {
-            const saved = sink;
-            sink = s;
-            try {
-              return body!(f, c);
-            } finally {
-              sink = saved;
-            }
-          },
+      run,
+    };
+  }
+
+  /** The body as a function of a frame-level continuation (generated, else closures). */
+  private compileRun(d: RuleDef): (f: Slots, c: EvalContext, sink: K) => boolean {
+    const native = this.native(d.body, false, true);
+    if (native) return native;
+    let sink: Sink | undefined;
+    // Rule results do not depend on the order solutions arrive in.
+    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
+    return (f, c, s) => {
+      const saved = sink;
+      sink = s;
+      try {
+        return body(f, c);
+      } finally {
+        sink = saved;
+      }
     };
   }
 
@@ -112,10 +133,7 @@ export class Program implements ProgramOps {
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
       for (const d of this.defs[id]!) {
-        const stopped = d.run(new Array(d.frameSize), c, (f, c2) => {
-          const v = d.value(f, c2);
-          return v !== undefined && fn(v);
-        });
+        const stopped = d.runValue(new Array(d.frameSize), c, fn);
         if (stopped) return true;
       }
       return false;
@@ -175,13 +193,11 @@ export class Program implements ProgramOps {
         return orDefault(this.single(defs, c, undefined, 'complete rules must not produce multiple outputs'), g.default);
       case 'set': {
         const out = new this.rt.RSet();
-        for (const d of defs) {
-          d.run(new Array(d.frameSize), c, (f, c2) => {
-            const v = d.value(f, c2);
-            if (v !== undefined) out.add(v);
-            return false;
-          });
-        }
+        const add = (v: Value): boolean => {
+          out.add(v);
+          return false;
+        };
+        for (const d of defs) d.runValue(new Array(d.frameSize), c, add);
         return out;
       }
       case 'object':
@@ -202,9 +218,7 @@ export class Program implements ProgramOps {
         const f: Slots = new Array(cur.frameSize);
         if (args && !matchParams(cur.params, args, f, c)) break;
         let found = false;
-        cur.run(f, c, (f2, c2) => {
-          const v = cur.value(f2, c2);
-          if (v === undefined) return false;
+        cur.runValue(f, c, (v) => {
           found = true;
           if (result === undefined) result = v;
           else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
