@@ -16,6 +16,15 @@ import { _, Code, join, Name, Names } from './code.js';
 
 export class Unsupported extends Error {}
 
+/**
+ * V8 looks up a property key fastest when the key is an internalized string;
+ * constants parsed from policy text need not be. A string used as an object
+ * key and read back through Object.keys is the internalized copy.
+ */
+export function internalize(s: string): string {
+  return Object.keys({ [s]: 0 })[0] ?? s;
+}
+
 /** Everything generated code refers to besides `f`, `c` and `sink`. */
 export interface EmitTables {
   /** Constants: values, paths, names and locations, by index. */
@@ -37,14 +46,18 @@ export interface EmitOptions {
 /** The per-iteration step count and deadline check. */
 const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
 
+// A string equals only an identical string, so string comparisons skip the call.
 const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
-  equal: (a, b) => _`rt.equal(${a}, ${b})`,
-  neq: (a, b) => _`!rt.equal(${a}, ${b})`,
-  lt: (a, b) => _`rt.compare(${a}, ${b}) < 0`,
-  lte: (a, b) => _`rt.compare(${a}, ${b}) <= 0`,
-  gt: (a, b) => _`rt.compare(${a}, ${b}) > 0`,
-  gte: (a, b) => _`rt.compare(${a}, ${b}) >= 0`,
+  equal: (a, b) => _`(typeof ${a} === 'string' ? ${a} === ${b} : equal(${a}, ${b}))`,
+  neq: (a, b) => _`(typeof ${a} === 'string' ? ${a} !== ${b} : !equal(${a}, ${b}))`,
+  lt: (a, b) => _`compare(${a}, ${b}) < 0`,
+  lte: (a, b) => _`compare(${a}, ${b}) <= 0`,
+  gt: (a, b) => _`compare(${a}, ${b}) > 0`,
+  gte: (a, b) => _`compare(${a}, ${b}) >= 0`,
 };
+
+/** Runtime helpers bound once per generated function, so calls target a stable local. */
+const PRELUDE = new Code('const equal = rt.equal, compare = rt.compare, dot = rt.dot, dig = rt.dig, RSet = rt.RSet;');
 
 export class Emitter {
   private readonly names = new Names();
@@ -69,11 +82,11 @@ export class Emitter {
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
     const body = this.block(block, 0, top, success, true);
-    return _`return function (f, c, sink) {\n${top}: {\n${body}\n}\nreturn false;\n};`;
+    return _`${PRELUDE}\nreturn function (f, c, sink) {\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
   private k(v: unknown): Code {
-    this.tables.K.push(v);
+    this.tables.K.push(typeof v === 'string' ? internalize(v) : v);
     return _`K[${this.tables.K.length - 1}]`;
   }
 
@@ -113,7 +126,7 @@ export class Emitter {
       case 'equal': {
         const a = this.expr(s.a, fail, pre);
         const b = this.expr(s.b, fail, pre);
-        return join([...pre, _`if (!rt.equal(${a}, ${b})) break ${fail};`, rest(fail)]);
+        return join([...pre, _`if (!equal(${a}, ${b})) break ${fail};`, rest(fail)]);
       }
       case 'match': {
         const v = this.expr(s.expr, fail, pre);
@@ -170,7 +183,7 @@ export class Emitter {
     if (s.key.k === 'value') {
       const key = this.expr(s.key.expr, fail, pre);
       const t = this.names.next('t');
-      return join([...pre, _`const ${t} = rt.dot(${src}, ${key});`, _`if (${t} === undefined) break ${fail};`, this.pattern(s.value, t, fail), rest(fail)]);
+      return join([...pre, _`const ${t} = dot(${src}, ${key});`, _`if (${t} === undefined) break ${fail};`, this.pattern(s.value, t, fail), rest(fail)]);
     }
     const i = this.names.next('i');
     const { code, keys, values } = this.members(src);
@@ -194,7 +207,7 @@ export class Emitter {
       _`let ${keys} = null, ${values};`,
       _`if (Array.isArray(${src})) ${values} = ${src};`,
       _`else if (${src} instanceof RObject) { ${keys} = ${src}.keys(); ${values} = ${src}.values(); }`,
-      _`else if (${src} instanceof rt.RSet) { ${values} = ${set}; ${keys} = ${values}; }`,
+      _`else if (${src} instanceof RSet) { ${values} = ${set}; ${keys} = ${values}; }`,
     ]);
     return { code, keys, values };
   }
@@ -229,7 +242,7 @@ export class Emitter {
       case 'value': {
         const pre: Code[] = [];
         const w = this.expr(p.expr, fail, pre);
-        return join([...pre, _`if (!rt.equal(${v}, ${w})) break ${fail};`]);
+        return join([...pre, _`if (!equal(${v}, ${w})) break ${fail};`]);
       }
       case 'array': {
         const t = this.names.next('t');
@@ -261,7 +274,7 @@ export class Emitter {
       case 'input':
         return this.checked(_`c.input`, fail, pre);
       case 'base':
-        return this.checked(_`rt.dig(c.data, ${this.k(e.path)})`, fail, pre);
+        return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
       case 'rule':
         return this.checked(_`ops.evalGroup(${e.group}, c)`, fail, pre);
       case 'vdoc':
@@ -274,10 +287,10 @@ export class Emitter {
         const base = this.expr(e.base, fail, pre);
         if (e.key.k === 'const' && typeof e.key.value === 'string') {
           const key = this.k(e.key.value);
-          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : rt.dot(${base}, ${key}))`, fail, pre);
+          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
         }
         const key = this.expr(e.key, fail, pre);
-        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : rt.dot(${base}, ${key}))`, fail, pre);
+        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
       }
       case 'call': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
@@ -300,7 +313,7 @@ export class Emitter {
       }
       case 'set': {
         const items = e.items.map((a) => this.expr(a, fail, pre));
-        return _`rt.RSet.of([${join(items, new Code(', '))}])`;
+        return _`RSet.of([${join(items, new Code(', '))}])`;
       }
       case 'object':
       case 'compr':
