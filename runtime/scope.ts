@@ -6,6 +6,7 @@ import { EvalError } from './eval/errors.js';
 import { equal, compare } from './value/compare.js';
 import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
+import { member, memberWithKey } from './builtins/sets.js';
 
 export const RUNTIME = {
   dot,
@@ -21,6 +22,8 @@ export const RUNTIME = {
   RObject,
   RSet,
   getBuiltin,
+  member,
+  memberWithKey,
   callBuiltin,
   BuiltinCallError,
   EvalError,

@@ -25,7 +25,7 @@ const EMPTY_RUNTIME = new RObject();
 export class QueryBuiltinContext implements BuiltinContext {
   private cacheMap: Map<string, unknown> | undefined;
   private now: bigint | undefined;
-  readonly extras: Record<string, unknown> = {};
+  private extrasMap: Record<string, unknown> | undefined;
   constructor(
     readonly strict: boolean,
     readonly print: (message: string) => void,
@@ -40,24 +40,28 @@ export class QueryBuiltinContext implements BuiltinContext {
   get nowNs(): bigint {
     return (this.now ??= BigInt(Date.now()) * 1_000_000n);
   }
+
+  get extras(): Record<string, unknown> {
+    return (this.extrasMap ??= {});
+  }
 }
 /**
  * Memoized values by rule-group (or tree-node) id: a plain array, cheaper than a
  * Map for the small dense ids the compiler assigns. Same get/set/delete shape.
  */
 export class Memo {
-  private readonly slots: (Value | typeof NO_VALUE | undefined)[] = [];
+  private slots: (Value | typeof NO_VALUE | undefined)[] | undefined;
   get(id: number): Value | typeof NO_VALUE | undefined {
-    return this.slots[id];
+    return this.slots === undefined ? undefined : this.slots[id];
   }
   set(id: number, v: Value | typeof NO_VALUE): this {
-    this.slots[id] = v;
+    (this.slots ??= [])[id] = v;
     return this;
   }
   delete(id: number): boolean {
-    const had = this.slots[id] !== undefined;
+    if (this.slots === undefined || this.slots[id] === undefined) return false;
     this.slots[id] = undefined;
-    return had;
+    return true;
   }
 }
 

@@ -73,9 +73,10 @@ export class Emitter {
    * solution calls `sink(f, c)`; with it, the value is computed in place and each
    * solution calls `sink(value, f, c)` (solutions where it is undefined are skipped).
    */
-  functionSource(block: Block, value?: Expr): Code {
+  functionSource(block: Block, value?: Expr | 'exists'): Code {
     const top = this.names.next('L');
     const success = (fail: Name): Code => {
+      if (value === 'exists') return _`return true;`;
       if (!value) return _`if (sink(f, c)) return true;`;
       const pre: Code[] = [];
       const v = this.expr(value, fail, pre);
@@ -297,6 +298,11 @@ export class Emitter {
         const cmp = COMPARE[e.name];
         const name = this.k(e.name);
         const loc = this.k(e.loc);
+        const direct = e.name === 'internal.member_2' ? _`rt.member(${args[0] ?? _`undefined`}, ${args[1] ?? _`undefined`})` : undefined;
+        if (direct && args.length === 2) {
+          // Membership cannot fail either: call it directly unless `with` replaced it.
+          return this.checked(_`(c.fnOverrides === undefined ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+        }
         if (cmp && args.length === 2) {
           return this.checked(_`(c.fnOverrides === undefined ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }

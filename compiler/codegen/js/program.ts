@@ -19,6 +19,8 @@ type ValueSink = (v: Value, f: Slots, c: EvalContext) => boolean;
 interface CompiledDef {
   /** Run the body; `sink` gets each solution's value (undefined values are skipped). */
   runValue(f: Slots, c: EvalContext, sink: ValueSink): boolean;
+  /** Does the body have a solution? (stops at the first) */
+  exists(f: Slots, c: EvalContext): boolean;
   frameSize: number;
   params: P[];
   keys: E[];
@@ -60,10 +62,14 @@ export class Program implements ProgramOps {
       print: (args: (Value | undefined)[], c: EvalContext) => c.builtins.print(args.map((a) => rt.templateText(a)).join(' ')),
     };
     this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
+    this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
   }
 
+  /** Per group: the constant every definition produces, when they all agree (see firstConstant). */
+  private readonly constantGroups: (Value | undefined)[];
+
   /** Generate a JS function for a block, or undefined when the emitter does not handle it. */
-  private native<T = NativeBody>(block: Block, ordered: boolean, generators: boolean, value?: RuleDef['value']): T | undefined {
+  private native<T = NativeBody>(block: Block, ordered: boolean, generators: boolean, value?: RuleDef['value'] | 'exists'): T | undefined {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
@@ -83,7 +89,12 @@ export class Program implements ProgramOps {
     let runBody: ((f: Slots, c: EvalContext, sink: K) => boolean) | undefined;
     const run = (f: Slots, c: EvalContext, s: K): boolean => (runBody ??= this.compileRun(d))(f, c, s);
     const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value);
+    let exists: CompiledDef['exists'] | undefined;
     return {
+      exists: (f, c) => {
+        exists ??= this.native<(f: Slots, c: EvalContext) => boolean>(d.body, false, true, 'exists') ?? ((f2, c2) => run(f2, c2, () => true));
+        return exists(f, c);
+      },
       runValue:
         nativeValue ??
         ((f, c, vs) =>
@@ -190,6 +201,7 @@ export class Program implements ProgramOps {
     const defs = this.defs[g.id]!;
     switch (g.kind) {
       case 'complete':
+        if (this.constantGroups[g.id] !== undefined) return this.firstConstant(g, defs, c);
         return orDefault(this.single(defs, c, undefined, 'complete rules must not produce multiple outputs'), g.default);
       case 'set': {
         const out = new this.rt.RSet();
@@ -205,6 +217,16 @@ export class Program implements ProgramOps {
       case 'function':
         return undefined;
     }
+  }
+
+  /**
+   * A complete rule whose definitions (no else) all produce the same constant,
+   * like `allow if …`: no conflict is possible, so the first body with a
+   * solution decides.
+   */
+  private firstConstant(g: RuleGroup, defs: CompiledDef[], c: EvalContext): Value | undefined {
+    for (const d of defs) if (d.exists(new Array(d.frameSize), c)) return this.constantGroups[g.id];
+    return g.default;
   }
 
   /** Evaluate complete-rule or function definitions: every one must agree. */
@@ -411,6 +433,17 @@ function isPrefix(a: string[], b: string[]): boolean {
   if (a.length > b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+function constantValue(g: RuleGroup, rt: RuntimeScope): Value | undefined {
+  if (g.kind !== 'complete' || g.defs.length === 0) return undefined;
+  let v: Value | undefined;
+  for (const d of g.defs) {
+    if (d.else || d.value.k !== 'const') return undefined;
+    if (v === undefined) v = d.value.value;
+    else if (!rt.equal(v, d.value.value)) return undefined;
+  }
+  return v;
 }
 
 function matchParams(params: P[], args: Value[], f: Slots, c: EvalContext): boolean {
