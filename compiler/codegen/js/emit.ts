@@ -16,6 +16,9 @@ import { _, Code, join, Name, Names } from './code.js';
 
 export class Unsupported extends Error {}
 
+/** Thrown while emitting with local slots when something needs the frame array. */
+class NeedsFrame extends Error {}
+
 /**
  * V8 looks up a property key fastest when the key is an internalized string;
  * constants parsed from policy text need not be. A string used as an object
@@ -60,7 +63,10 @@ const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
 const PRELUDE = new Code('const equal = rt.equal, compare = rt.compare, dot = rt.dot, dig = rt.dig, RSet = rt.RSet;');
 
 export class Emitter {
-  private readonly names = new Names();
+  private names = new Names();
+  /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
+  private locals = false;
+  private usedSlots = new Set<number>();
 
   constructor(
     readonly tables: EmitTables,
@@ -73,7 +79,29 @@ export class Emitter {
    * solution calls `sink(f, c)`; with it, the value is computed in place and each
    * solution calls `sink(value, f, c)` (solutions where it is undefined are skipped).
    */
-  functionSource(block: Block, value?: Expr | 'exists'): Code {
+  functionSource(block: Block, value?: Expr | 'exists', opts: { frameInputs?: boolean } = {}): Code {
+    // Solutions that leave through `sink(f, c)` need the frame, and so do bodies whose
+    // inputs arrive in it (function parameters); the others may use locals.
+    if (value !== undefined && !opts.frameInputs) {
+      const mark = { K: this.tables.K.length, CL: this.tables.CL.length, B: this.tables.B.length };
+      try {
+        this.locals = true;
+        return this.source(block, value);
+      } catch (e) {
+        if (!(e instanceof NeedsFrame)) throw e;
+        this.tables.K.length = mark.K;
+        this.tables.CL.length = mark.CL;
+        this.tables.B.length = mark.B;
+      } finally {
+        this.locals = false;
+      }
+    }
+    return this.source(block, value);
+  }
+
+  private source(block: Block, value?: Expr | 'exists'): Code {
+    this.names = new Names();
+    this.usedSlots = new Set();
     const top = this.names.next('L');
     const success = (fail: Name): Code => {
       if (value === 'exists') return _`return true;`;
@@ -83,7 +111,15 @@ export class Emitter {
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
     const body = this.block(block, 0, top, success, true);
-    return _`${PRELUDE}\nreturn function (f, c, sink) {\n${top}: {\n${body}\n}\nreturn false;\n};`;
+    const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort((a, b) => a - b).map((n) => this.slot(n)), new Code(', '))};` : new Code('');
+    return _`${PRELUDE}\nreturn function (f, c, sink) {\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
+  }
+
+  /** Where a slot lives: a local variable or the frame array. */
+  private slot(n: number): Code {
+    if (!this.locals) return _`f[${n}]`;
+    this.usedSlots.add(n);
+    return new Name(`s${n}`);
   }
 
   private k(v: unknown): Code {
@@ -92,6 +128,7 @@ export class Emitter {
   }
 
   private closure(e: Expr): Code {
+    if (this.locals) throw new NeedsFrame();
     this.tables.CL.push(this.cc.expr(e));
     return _`CL[${this.tables.CL.length - 1}](f, c)`;
   }
@@ -116,14 +153,14 @@ export class Emitter {
     switch (s.k) {
       case 'let': {
         const v = this.expr(s.expr, fail, pre);
-        return join([...pre, _`f[${s.slot}] = ${v};`, rest(fail)]);
+        return join([...pre, _`${this.slot(s.slot)} = ${v};`, rest(fail)]);
       }
       case 'test': {
         const v = this.expr(s.expr, fail, pre);
         return join([...pre, _`if (${v} === false) break ${fail};`, rest(fail)]);
       }
       case 'capture':
-        return join([_`f[${s.slot}] = ${this.closure(s.expr)};`, rest(fail)]);
+        return join([_`${this.slot(s.slot)} = ${this.closure(s.expr)};`, rest(fail)]);
       case 'equal': {
         const a = this.expr(s.a, fail, pre);
         const b = this.expr(s.b, fail, pre);
@@ -237,7 +274,7 @@ export class Emitter {
   private pattern(p: Pattern, v: Code, fail: Name): Code {
     switch (p.k) {
       case 'bind':
-        return _`f[${p.slot}] = ${v};`;
+        return _`${this.slot(p.slot)} = ${v};`;
       case 'wild':
         return new Code('');
       case 'value': {
@@ -271,7 +308,7 @@ export class Emitter {
       case 'const':
         return this.k(e.value);
       case 'local':
-        return _`f[${e.slot}]`;
+        return this.slot(e.slot);
       case 'input':
         return this.checked(_`c.input`, fail, pre);
       case 'base':

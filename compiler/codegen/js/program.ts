@@ -69,12 +69,18 @@ export class Program implements ProgramOps {
   private readonly constantGroups: (Value | undefined)[];
 
   /** Generate a JS function for a block, or undefined when the emitter does not handle it. */
-  private native<T = NativeBody>(block: Block, ordered: boolean, generators: boolean, value?: RuleDef['value'] | 'exists'): T | undefined {
+  private native<T = NativeBody>(
+    block: Block,
+    ordered: boolean,
+    generators: boolean,
+    value?: RuleDef['value'] | 'exists',
+    frameInputs = false,
+  ): T | undefined {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
     try {
-      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block, value);
+      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block, value, { frameInputs });
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
       throw e;
@@ -88,11 +94,12 @@ export class Program implements ProgramOps {
     // `run` (for object rules, whose keys are separate expressions) is built on first use.
     let runBody: ((f: Slots, c: EvalContext, sink: K) => boolean) | undefined;
     const run = (f: Slots, c: EvalContext, s: K): boolean => (runBody ??= this.compileRun(d))(f, c, s);
-    const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value);
+    const hasParams = d.params.length > 0;
+    const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value, hasParams);
     let exists: CompiledDef['exists'] | undefined;
     return {
       exists: (f, c) => {
-        exists ??= this.native<(f: Slots, c: EvalContext) => boolean>(d.body, false, true, 'exists') ?? ((f2, c2) => run(f2, c2, () => true));
+        exists ??= this.native<(f: Slots, c: EvalContext) => boolean>(d.body, false, true, 'exists', hasParams) ?? ((f2, c2) => run(f2, c2, () => true));
         return exists(f, c);
       },
       runValue:
