@@ -67,6 +67,8 @@ export class Emitter {
   /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
   private locals = false;
   private usedSlots = new Set<number>();
+  /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
+  usedLocals = false;
 
   constructor(
     readonly tables: EmitTables,
@@ -86,7 +88,9 @@ export class Emitter {
       const mark = { K: this.tables.K.length, CL: this.tables.CL.length, B: this.tables.B.length };
       try {
         this.locals = true;
-        return this.source(block, value);
+        const src = this.source(block, value);
+        this.usedLocals = true;
+        return src;
       } catch (e) {
         if (!(e instanceof NeedsFrame)) throw e;
         this.tables.K.length = mark.K;
@@ -96,6 +100,7 @@ export class Emitter {
         this.locals = false;
       }
     }
+    this.usedLocals = false;
     return this.source(block, value);
   }
 
@@ -112,7 +117,7 @@ export class Emitter {
     };
     const body = this.block(block, 0, top, success, true);
     const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort((a, b) => a - b).map((n) => this.slot(n)), new Code(', '))};` : new Code('');
-    return _`${PRELUDE}\nreturn function (f, c, sink) {\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
+    return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
   /** Where a slot lives: a local variable or the frame array. */
@@ -312,6 +317,10 @@ export class Emitter {
       case 'input':
         return this.checked(_`c.input`, fail, pre);
       case 'base':
+        if (e.path.length === 1 && typeof e.path[0] === 'string') {
+          const key = this.k(e.path[0]);
+          return this.checked(_`(c.data instanceof RObject ? c.data.props[${key}] : dig(c.data, [${key}]))`, fail, pre);
+        }
         return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
       case 'rule':
         return this.checked(_`ops.evalGroup(${e.group}, c)`, fail, pre);
@@ -338,10 +347,10 @@ export class Emitter {
         const direct = e.name === 'internal.member_2' ? _`rt.member(${args[0] ?? _`undefined`}, ${args[1] ?? _`undefined`})` : undefined;
         if (direct && args.length === 2) {
           // Membership cannot fail either: call it directly unless `with` replaced it.
-          return this.checked(_`(c.fnOverrides === undefined ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+          return this.checked(_`(plain ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }
         if (cmp && args.length === 2) {
-          return this.checked(_`(c.fnOverrides === undefined ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+          return this.checked(_`(plain ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }
         const def = this.builtin(e.name, e.loc);
         return this.checked(_`X.call(${def}, ${name}, [${join(args, new Code(', '))}], c, ${loc})`, fail, pre);

@@ -21,6 +21,8 @@ interface CompiledDef {
   runValue(f: Slots, c: EvalContext, sink: ValueSink): boolean;
   /** Does the body have a solution? (stops at the first) */
   exists(f: Slots, c: EvalContext): boolean;
+  /** A fresh frame for runValue/exists (a shared empty one when generated code keeps slots in locals). */
+  frame(): Slots;
   frameSize: number;
   params: P[];
   keys: E[];
@@ -65,6 +67,9 @@ export class Program implements ProgramOps {
     this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
   }
 
+  /** Whether the last native() body kept its slots in locals. */
+  private lastFrameless = false;
+
   /** Per group: the constant every definition produces, when they all agree (see firstConstant). */
   private readonly constantGroups: (Value | undefined)[];
 
@@ -79,13 +84,15 @@ export class Program implements ProgramOps {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
+    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) });
     try {
-      source = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) }).functionSource(block, value, { frameInputs });
+      source = emitter.functionSource(block, value, { frameInputs });
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
       throw e;
     }
     const factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
+    this.lastFrameless = emitter.usedLocals;
     return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
   }
 
@@ -96,11 +103,15 @@ export class Program implements ProgramOps {
     const run = (f: Slots, c: EvalContext, s: K): boolean => (runBody ??= this.compileRun(d))(f, c, s);
     const hasParams = d.params.length > 0;
     const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value, hasParams);
-    let exists: CompiledDef['exists'] | undefined;
-    return {
+    // Generated value and exists bodies share the frame decision: both use locals or neither does.
+    const frameless = nativeValue !== undefined && this.lastFrameless;
+    const size = d.frameSize;
+    const def: CompiledDef = {
+      frame: frameless ? () => NO_FRAME : () => new Array(size),
+      // Compiled on first use, then replaces itself so later calls go straight to it.
       exists: (f, c) => {
-        exists ??= this.native<(f: Slots, c: EvalContext) => boolean>(d.body, false, true, 'exists', hasParams) ?? ((f2, c2) => run(f2, c2, () => true));
-        return exists(f, c);
+        def.exists = this.native<CompiledDef['exists']>(d.body, false, true, 'exists', hasParams) ?? ((f2, c2) => run(f2, c2, () => true));
+        return def.exists(f, c);
       },
       runValue:
         nativeValue ??
@@ -118,6 +129,7 @@ export class Program implements ProgramOps {
       loc: d.loc,
       run,
     };
+    return def;
   }
 
   /** The body as a function of a frame-level continuation (generated, else closures). */
@@ -151,7 +163,7 @@ export class Program implements ProgramOps {
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
       for (const d of this.defs[id]!) {
-        const stopped = d.runValue(new Array(d.frameSize), c, fn);
+        const stopped = d.runValue(d.frame(), c, fn);
         if (stopped) return true;
       }
       return false;
@@ -216,7 +228,7 @@ export class Program implements ProgramOps {
           out.add(v);
           return false;
         };
-        for (const d of defs) d.runValue(new Array(d.frameSize), c, add);
+        for (const d of defs) d.runValue(d.frame(), c, add);
         return out;
       }
       case 'object':
@@ -232,7 +244,7 @@ export class Program implements ProgramOps {
    * solution decides.
    */
   private firstConstant(g: RuleGroup, defs: CompiledDef[], c: EvalContext): Value | undefined {
-    for (const d of defs) if (d.exists(new Array(d.frameSize), c)) return this.constantGroups[g.id];
+    for (const d of defs) if (d.exists(d.frame(), c)) return this.constantGroups[g.id];
     return g.default;
   }
 
@@ -244,7 +256,7 @@ export class Program implements ProgramOps {
       let d: CompiledDef | undefined = first;
       while (d) {
         const cur: CompiledDef = d;
-        const f: Slots = new Array(cur.frameSize);
+        const f: Slots = args ? new Array(cur.frameSize) : cur.frame();
         if (args && !matchParams(cur.params, args, f, c)) break;
         let found = false;
         cur.runValue(f, c, (v) => {
@@ -429,6 +441,8 @@ export class Program implements ProgramOps {
 }
 
 const NOT_OVERRIDDEN = Symbol('not-overridden');
+/** The frame passed to generated bodies that keep their slots in locals (never written). */
+const NO_FRAME: Slots = Object.freeze([]) as unknown as Slots;
 const IN_PROGRESS = Symbol('in-progress');
 
 /** `v ?? d` without treating Rego `null` as missing. */
