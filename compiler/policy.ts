@@ -90,15 +90,24 @@ export class CompiledPolicy implements Policy {
       node = nodes[child]!;
       used++;
     }
-    const rest = path.slice(used);
     const groups = node.groups.filter((g) => this.ir.groups[g]!.kind !== 'function');
-    const leafRule = node.children.size === 0 && groups.length === 1 && this.ir.groups[groups[0]!]!.kind !== 'object';
     const nodeId = node.id;
-    const top = leafRule
-      ? (c: EvalContext) => program.evalGroup(groups[0]!, c)
-      : used === 0 && nodes[0]!.children.size === 0
-        ? (c: EvalContext) => c.data
-        : (c: EvalContext) => program.vdoc(nodeId, c);
+    let rest = path.slice(used);
+    let top: (c: EvalContext) => Value | undefined;
+    const plainRule = node.children.size === 0 && groups.length === 1 && this.ir.groups[groups[0]!]!.kind !== 'object';
+    if (rest.length > 0 && groups.length === 0) {
+      // The path leaves the rule tree: only base data lives there.
+      top = (c) => c.data;
+      rest = path;
+    } else if (plainRule) {
+      // A complete or set rule: its value, then the rest of the path into it.
+      top = (c) => program.evalGroup(groups[0]!, c);
+    } else if (rest.length > 0) {
+      // An object rule at this node may hold the next key: evaluate just that key.
+      const key = rest[0]!;
+      rest = rest.slice(1);
+      top = (c) => program.vdocKey(nodeId, key, c);
+    } else top = (c) => program.vdoc(nodeId, c);
     return (opts: EvalOptions = {}) => {
       const ctx = newContext(opts);
       try {

@@ -25,7 +25,16 @@ interface ReadOptions {
 export async function evaluatePath(ctx: ServerContext, segs: string[], input: ParsedDocument | undefined, opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']> }): Promise<EvalOutcome> {
   const { payload, exact } = inputPayload(input);
   const outcome = await ctx.engine.evaluate(
-    { query: dataQuery(segs), mode: 'value', strictBuiltinErrors: opts.strict, pretty: opts.pretty, ...(payload ? { input: payload } : {}), ...(opts.explain ? { explain: opts.explain } : {}) },
+    {
+      query: dataQuery(segs),
+      mode: 'value',
+      // Integer segments index arrays in the query form; only plain names read directly.
+      ...(segs.every((s) => !/^-?\d+$/.test(s)) ? { path: segs } : {}),
+      strictBuiltinErrors: opts.strict,
+      pretty: opts.pretty,
+      ...(payload ? { input: payload } : {}),
+      ...(opts.explain ? { explain: opts.explain } : {}),
+    },
     exact,
   );
   return outcome;

@@ -29,6 +29,8 @@ export function decodeInput(input: InputPayload | undefined): Value | undefined 
 export class EvalCore {
   private policyValue: CompiledPolicy;
   private cache = new Map<string, PreparedQuery>();
+  /** Direct document reads by path (see EvalTask.path), for the current policy. */
+  private decisions = new Map<string, ReturnType<CompiledPolicy['prepareDecision']>>();
   data: RObject = new RObject();
 
   constructor(
@@ -46,6 +48,7 @@ export class EvalCore {
   setPolicy(policy: CompiledPolicy): void {
     this.policyValue = policy;
     this.cache = new Map();
+    this.decisions = new Map();
   }
 
   /** A prepared query, from the cache when possible. Throws RegoErrors tagged with the failing phase. */
@@ -78,6 +81,30 @@ export class EvalCore {
     return prepared.eval({ input, data: this.data, strictBuiltinErrors, deadline });
   }
 
+  /** The document at a data path, read directly (the Data API's common case). */
+  private readDocument(task: EvalTask, path: string[], input: Value | undefined, timers: Record<string, number>): EvalOutcome {
+    const key = path.join('\u0000');
+    let decide = this.decisions.get(key);
+    const cacheHit = decide !== undefined;
+    if (!decide) {
+      const t = nowNs();
+      decide = this.policyValue.prepareDecision(path);
+      timers.timer_rego_query_compile_ns = since(t);
+      if (this.decisions.size >= CACHE_LIMIT) this.decisions.delete(this.decisions.keys().next().value!);
+      this.decisions.set(key, decide);
+    }
+    const t = nowNs();
+    let value: Value | undefined;
+    try {
+      const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
+      value = decide({ input, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline });
+    } catch (e) {
+      return { timers, cacheHit, error: toWireError(new PhaseError('eval', e)) };
+    }
+    timers.timer_rego_query_eval_ns = since(t);
+    return { timers, cacheHit, resultText: value === undefined ? undefined : toJSONText(value, task.pretty ? '  ' : '') };
+  }
+
   /** Evaluate one task; never throws (errors come back in the outcome). */
   run(task: EvalTask, input?: Value): EvalOutcome {
     const timers: Record<string, number> = {};
@@ -86,6 +113,7 @@ export class EvalCore {
       let t = nowNs();
       const inputValue = input ?? decodeInput(task.input);
       if (task.input !== undefined) timers.timer_rego_input_parse_ns = since(t);
+      if (task.path && !task.explain && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
       const { prepared, hit } = this.prepare(task.query, timers);
       cacheHit = hit;
       t = nowNs();
@@ -115,6 +143,7 @@ export class EvalCore {
     }
   }
 }
+
 
 function renderRows(rows: ResultRow[], task: EvalTask): string | undefined {
   if (rows.length === 0) return undefined;

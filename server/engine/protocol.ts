@@ -17,6 +17,11 @@ export interface EvalTask {
   query: string;
   /** 'value': the first expression's value; 'bindings': every row's bindings. */
   mode: 'value' | 'bindings';
+  /**
+   * For Data API reads: the document path the query names (`['rbac', 'allow']`).
+   * The evaluator then reads the document directly instead of running the query.
+   */
+  path?: string[];
   input?: InputPayload;
   strictBuiltinErrors: boolean;
   /** Evaluation time limit in ms, counted from when the evaluation starts. */
