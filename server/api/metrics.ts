@@ -30,9 +30,19 @@ export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext):
     buckets: configuredBuckets(ctx.config),
     registers: [ctx.prometheus],
   });
+  // One labelled child per (code, handler, method): prom-client's label handling
+  // is the costly part of observe(), and the label sets are few.
+  const children = new Map<string, ReturnType<typeof histogram.labels>>();
   app.addHook('onResponse', (req, reply, done) => {
     const flags = (reply.routeOptions.config ?? {}) as RouteFlags;
-    histogram.observe({ code: String(reply.statusCode), handler: flags.handler ?? 'catchall', method: req.method.toLowerCase() }, reply.elapsedTime / 1000);
+    const handler = flags.handler ?? 'catchall';
+    const key = `${reply.statusCode} ${handler} ${req.method}`;
+    let child = children.get(key);
+    if (!child) {
+      child = histogram.labels({ code: String(reply.statusCode), handler, method: req.method.toLowerCase() });
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', { config: { handler: 'metrics' } }, async (_req, reply) => {
