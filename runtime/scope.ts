@@ -7,6 +7,7 @@ import { equal, compare } from './value/compare.js';
 import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
 import { member, memberWithKey } from './builtins/sets.js';
+import { insertRuleValue, invokeBuiltin } from './eval/rules.js';
 
 export const RUNTIME = {
   dot,
@@ -22,6 +23,8 @@ export const RUNTIME = {
   RObject,
   RSet,
   getBuiltin,
+  invokeBuiltin,
+  insertRuleValue,
   member,
   memberWithKey,
   callBuiltin,

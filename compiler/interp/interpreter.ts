@@ -381,12 +381,6 @@ export class Interpreter {
   }
 
   invoke(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: Location): Value | undefined {
-    try {
-      return this.rt.callBuiltin(def, vals, c.builtins);
-    } catch (err) {
-      if (err instanceof this.rt.BuiltinCallError) throw new this.rt.EvalError(err.code, err.message, loc);
-      if (err instanceof RangeError) throw new this.rt.EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
-      throw err;
-    }
+    return this.rt.invokeBuiltin(def, name, vals, c, loc);
   }
 }

@@ -160,28 +160,7 @@ export class Rules {
         }
         const v = this.ip.expr(d.value, f, c2);
         if (v === undefined) return false;
-        let obj = root;
-        for (let i = 0; i < keys.length - 1; i++) {
-          let next = obj.get(keys[i]!);
-          if (next === undefined) {
-            next = new rt.RObject();
-            obj.set(keys[i]!, next);
-          } else if (!(next instanceof rt.RObject)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', d.loc);
-          obj = next;
-        }
-        const last = keys[keys.length - 1]!;
-        if (g.leafSet) {
-          let s = obj.get(last);
-          if (s === undefined) {
-            s = new rt.RSet();
-            obj.set(last, s);
-          }
-          if (s instanceof rt.RSet) s.add(v);
-          return false;
-        }
-        const prev = obj.get(last);
-        if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', d.loc);
-        obj.set(last, v);
+        rt.insertRuleValue(root, keys, v, g.leafSet === true, d.loc);
         return false;
       });
     }

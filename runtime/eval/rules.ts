@@ -1,0 +1,51 @@
+// Rule-evaluation steps shared by every back end (generated JS, closures and the
+// reference interpreter): calling a builtin with OPA's error mapping, and
+// inserting one solution of an object rule (`a.b[x].c := v`, `p[k] contains v`).
+import type { Value } from '../value/value.js';
+import { RObject, RSet } from '../value/collections.js';
+import { equal } from '../value/compare.js';
+import type { BuiltinDef } from '../builtins/types.js';
+import { BuiltinCallError, callBuiltin } from '../builtins/registry.js';
+import type { EvalContext } from './context.js';
+import { EvalError, type EvalLocation } from './errors.js';
+
+/** Call a builtin; its errors become located EvalErrors (stack overflow inside it too). */
+export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: EvalLocation): Value | undefined {
+  try {
+    return callBuiltin(def, vals, c.builtins);
+  } catch (err) {
+    if (err instanceof BuiltinCallError) throw new EvalError(err.code, err.message, loc);
+    if (err instanceof RangeError) throw new EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
+    throw err;
+  }
+}
+
+/**
+ * Put one solution of an object rule into `root`: nested objects along `keys`,
+ * then the value at the last key (or into a set there, for `contains` rules).
+ * A key that already holds a different value is OPA's eval_conflict_error.
+ */
+export function insertRuleValue(root: RObject, keys: Value[], v: Value, leafSet: boolean, loc: EvalLocation): void {
+  let obj = root;
+  for (let i = 0; i < keys.length - 1; i++) {
+    let next = obj.get(keys[i]!);
+    if (next === undefined) {
+      next = new RObject();
+      obj.set(keys[i]!, next);
+    } else if (!(next instanceof RObject)) throw new EvalError('eval_conflict_error', 'object keys must be unique', loc);
+    obj = next;
+  }
+  const last = keys[keys.length - 1]!;
+  if (leafSet) {
+    let s = obj.get(last);
+    if (s === undefined) {
+      s = new RSet();
+      obj.set(last, s);
+    }
+    if (s instanceof RSet) s.add(v);
+    return;
+  }
+  const prev = obj.get(last);
+  if (prev !== undefined && !equal(prev, v)) throw new EvalError('eval_conflict_error', 'object keys must be unique', loc);
+  obj.set(last, v);
+}
