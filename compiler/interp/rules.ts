@@ -10,15 +10,20 @@ import type { Value } from '../../runtime/value/value.js';
 import type { EvalContext } from '../../runtime/eval/context.js';
 import type { Interpreter, K } from './interpreter.js';
 import type { Slots } from './frames.js';
+import { DocumentTree, NOT_OVERRIDDEN } from '../ir/documents.js';
 
 const MAX_CALL_DEPTH = 2000;
-const NOT_OVERRIDDEN = Symbol('not-overridden');
 const IN_PROGRESS = Symbol('in-progress');
 
 export class Rules {
   private depth = 0;
 
-  constructor(private readonly ip: Interpreter) {}
+  /** The virtual document tree (shared with the JS back ends). */
+  private readonly docs: DocumentTree;
+
+  constructor(private readonly ip: Interpreter) {
+    this.docs = new DocumentTree(ip.ir, ip.rt, (id, c) => this.evalGroup(id, c));
+  }
 
   private get rt() {
     return this.ip.rt;
@@ -49,7 +54,7 @@ export class Rules {
     const rt = this.rt;
     const g = this.ip.ir.groups[id]!;
     if (c.dataOverrides !== undefined) {
-      const o = this.override(g.path, c, () => this.computeGroup(g, c));
+      const o = this.docs.override(g.path, c, () => this.computeGroup(g, c));
       if (o !== NOT_OVERRIDDEN) return o;
     }
     const m = c.memo.get(id);
@@ -79,19 +84,6 @@ export class Rules {
     } finally {
       this.depth--;
     }
-  }
-
-  /** A value installed by `with data.… as …` that covers `path`, if any. */
-  private override(path: string[], c: EvalContext, compute: () => Value | undefined): Value | undefined | typeof NOT_OVERRIDDEN {
-    let result: Value | undefined | typeof NOT_OVERRIDDEN = NOT_OVERRIDDEN;
-    for (const o of c.dataOverrides!) {
-      if (isPrefix(o.path, path)) result = this.rt.dig(o.value, path, o.path.length);
-      else if (isPrefix(path, o.path)) {
-        const base = result === NOT_OVERRIDDEN ? compute() : result;
-        result = this.rt.setPath(base, o.path.slice(path.length), o.value);
-      }
-    }
-    return result;
   }
 
   private computeGroup(g: RuleGroup, c: EvalContext): Value | undefined {
@@ -191,71 +183,12 @@ export class Rules {
   }
 
   vdoc(id: number, c: EvalContext): Value | undefined {
-    const rt = this.rt;
-    const node = this.ip.ir.nodes[id]!;
-    if (c.dataOverrides !== undefined) {
-      const o = this.override(node.path, c, () => this.computeNode(id, c));
-      if (o !== NOT_OVERRIDDEN) return o;
-    }
-    const m = c.nodeMemo.get(id);
-    if (m !== undefined) return m === rt.NO_VALUE ? undefined : (m as Value);
-    const v = this.computeNode(id, c);
-    c.nodeMemo.set(id, (v === undefined ? rt.NO_VALUE : v) as Value);
-    return v;
+    return this.docs.vdoc(id, c);
   }
 
   /** `data.<node>[key]` for a key known only at run time: evaluates just that child. */
   vdocKey(id: number, key: Value, c: EvalContext): Value | undefined {
-    const rt = this.rt;
-    const ir = this.ip.ir;
-    const node = ir.nodes[id]!;
-    const name = typeof key === 'string' ? key : typeof key === 'number' ? String(key) : undefined;
-    const child = name === undefined ? undefined : node.children.get(name);
-    if (child !== undefined) return this.nodeValue(child, c);
-    const base = rt.dot(rt.dig(c.data, node.path), name ?? key);
-    if (base !== undefined) return base;
-    for (const g of node.groups) {
-      if (ir.groups[g]!.kind !== 'object') continue;
-      const v = rt.dot(this.evalGroup(g, c), key);
-      if (v !== undefined) return v;
-    }
-    return undefined;
-  }
-
-  /** The value at a tree node: its rule group when it is a plain rule, else the merged document. */
-  private nodeValue(id: number, c: EvalContext): Value | undefined {
-    const ir = this.ip.ir;
-    const node = ir.nodes[id]!;
-    if (node.children.size === 0 && node.groups.length > 0) {
-      const g = ir.groups[node.groups[0]!]!;
-      if (g.kind === 'function') return undefined;
-      if (g.kind !== 'object') return this.evalGroup(g.id, c);
-    }
-    return this.vdoc(id, c);
-  }
-
-  private computeNode(id: number, c: EvalContext): Value | undefined {
-    const rt = this.rt;
-    const ir = this.ip.ir;
-    const node = ir.nodes[id]!;
-    const groups = node.groups.map((g) => ir.groups[g]!).filter((g) => g.kind !== 'function');
-    if (groups.length > 0 && node.children.size === 0 && groups[0]!.kind !== 'object') return this.evalGroup(groups[0]!.id, c);
-    const base = rt.dig(c.data, node.path);
-    let out = base instanceof rt.RObject ? base.clone() : new rt.RObject();
-    for (const g of groups) {
-      const v = this.evalGroup(g.id, c);
-      if (v instanceof rt.RObject) out = rt.mergeValues(out, v) as typeof out;
-      else if (v !== undefined) return v;
-    }
-    for (const [name, child] of node.children) {
-      const cn = ir.nodes[child]!;
-      const onlyFunctions = cn.children.size === 0 && cn.groups.length > 0 && cn.groups.every((g) => ir.groups[g]!.kind === 'function');
-      if (onlyFunctions) continue;
-      const v = this.vdoc(child, c);
-      // Base documents win over rules at the same path (as OPA).
-      if (v !== undefined) out.set(name, rt.mergeValues(v, out.getStr(name) ?? v));
-    }
-    return out;
+    return this.docs.vdocKey(id, key, c);
   }
 }
 
@@ -264,8 +197,3 @@ function orDefault(v: Value | undefined, d: Value | undefined): Value | undefine
   return v === undefined ? d : v;
 }
 
-function isPrefix(a: string[], b: string[]): boolean {
-  if (a.length > b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

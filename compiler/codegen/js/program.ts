@@ -11,6 +11,7 @@ import { ClosureCompiler, type ProgramOps } from './closures.js';
 import { Emitter, Unsupported, type EmitTables } from './emit.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
+import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { E, K, P, Slots } from './types.js';
 
 /** Receives one solution's head value; true stops enumeration. */
@@ -56,6 +57,7 @@ export class Program implements ProgramOps {
     readonly backend: Backend = 'js',
   ) {
     this.cc = new ClosureCompiler(rt, this);
+    this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
     this.helpers = {
       call: (def: BuiltinDef, name: string, args: Value[], c: EvalContext, loc: Location) =>
         c.fnOverrides !== undefined && c.fnOverrides.has(name) ? this.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
@@ -66,6 +68,9 @@ export class Program implements ProgramOps {
     this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
     this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
   }
+
+  /** The virtual document tree (shared with the reference interpreter). */
+  private readonly docs: DocumentTree;
 
   /** Whether the last native() body kept its slots in locals. */
   private lastFrameless = false;
@@ -175,7 +180,7 @@ export class Program implements ProgramOps {
   evalGroup(id: number, c: EvalContext): Value | undefined {
     const g = this.ir.groups[id]!;
     if (c.dataOverrides !== undefined) {
-      const o = this.override(g.path, c, () => this.computeGroup(g, c));
+      const o = this.docs.override(g.path, c, () => this.computeGroup(g, c));
       if (o !== NOT_OVERRIDDEN) return o;
     }
     const m = c.memo.get(id);
@@ -201,19 +206,6 @@ export class Program implements ProgramOps {
   private tooDeep(): never {
     this.depth = 0;
     throw new this.rt.EvalError('eval_recursion_error', 'maximum evaluation depth exceeded');
-  }
-
-  /** A value installed by `with data.… as …` that covers `path`, if any. */
-  private override(path: string[], c: EvalContext, compute: () => Value | undefined): Value | undefined | typeof NOT_OVERRIDDEN {
-    let result: Value | undefined | typeof NOT_OVERRIDDEN = NOT_OVERRIDDEN;
-    for (const o of c.dataOverrides!) {
-      if (isPrefix(o.path, path)) result = this.rt.dig(o.value, path, o.path.length);
-      else if (isPrefix(path, o.path)) {
-        const base = result === NOT_OVERRIDDEN ? compute() : result;
-        result = this.rt.setPath(base, o.path.slice(path.length), o.value);
-      }
-    }
-    return result;
   }
 
   private computeGroup(g: RuleGroup, c: EvalContext): Value | undefined {
@@ -320,66 +312,11 @@ export class Program implements ProgramOps {
   }
 
   vdoc(id: number, c: EvalContext): Value | undefined {
-    const node = this.ir.nodes[id]!;
-    if (c.dataOverrides !== undefined) {
-      const o = this.override(node.path, c, () => this.computeNode(id, c));
-      if (o !== NOT_OVERRIDDEN) return o;
-    }
-    const m = c.nodeMemo.get(id);
-    if (m !== undefined) return m === this.rt.NO_VALUE ? undefined : (m as Value);
-    const v = this.computeNode(id, c);
-    c.nodeMemo.set(id, (v === undefined ? this.rt.NO_VALUE : v) as Value);
-    return v;
+    return this.docs.vdoc(id, c);
   }
 
-  /** `data.<node>[key]` for a key known only at run time: evaluates just that child. */
   vdocKey(id: number, key: Value, c: EvalContext): Value | undefined {
-    const node = this.ir.nodes[id]!;
-    const name = typeof key === 'string' ? key : typeof key === 'number' ? String(key) : undefined;
-    const child = name === undefined ? undefined : node.children.get(name);
-    if (child !== undefined) return this.nodeValue(child, c);
-    const base = this.rt.dot(this.rt.dig(c.data, node.path), name ?? key);
-    if (base !== undefined) return base;
-    for (const g of node.groups) {
-      if (this.ir.groups[g]!.kind !== 'object') continue;
-      const v = this.rt.dot(this.evalGroup(g, c), key);
-      if (v !== undefined) return v;
-    }
-    return undefined;
-  }
-
-  /** The value at a tree node: its rule group when it is a plain rule, else the merged document. */
-  private nodeValue(id: number, c: EvalContext): Value | undefined {
-    const node = this.ir.nodes[id]!;
-    if (node.children.size === 0 && node.groups.length > 0) {
-      const g = this.ir.groups[node.groups[0]!]!;
-      if (g.kind === 'function') return undefined;
-      if (g.kind !== 'object') return this.evalGroup(g.id, c);
-    }
-    return this.vdoc(id, c);
-  }
-
-  private computeNode(id: number, c: EvalContext): Value | undefined {
-    const rt = this.rt;
-    const node = this.ir.nodes[id]!;
-    const groups = node.groups.map((g) => this.ir.groups[g]!).filter((g) => g.kind !== 'function');
-    if (groups.length > 0 && node.children.size === 0 && groups[0]!.kind !== 'object') return this.evalGroup(groups[0]!.id, c);
-    const base = rt.dig(c.data, node.path);
-    let out = base instanceof rt.RObject ? base.clone() : new rt.RObject();
-    for (const g of groups) {
-      const v = this.evalGroup(g.id, c);
-      if (v instanceof rt.RObject) out = rt.mergeValues(out, v) as typeof out;
-      else if (v !== undefined) return v;
-    }
-    for (const [name, child] of node.children) {
-      const cn = this.ir.nodes[child]!;
-      const onlyFunctions = cn.children.size === 0 && cn.groups.length > 0 && cn.groups.every((g) => this.ir.groups[g]!.kind === 'function');
-      if (onlyFunctions) continue;
-      const v = this.vdoc(child, c);
-      // Base documents win over rules at the same path (as OPA).
-      if (v !== undefined) out.set(name, rt.mergeValues(v, out.getStr(name) ?? v));
-    }
-    return out;
+    return this.docs.vdocKey(id, key, c);
   }
 
   /** Compile a query plan into a runner returning one frame per solution. */
@@ -417,7 +354,6 @@ export class Program implements ProgramOps {
   }
 }
 
-const NOT_OVERRIDDEN = Symbol('not-overridden');
 /** The frame passed to generated bodies that keep their slots in locals (never written). */
 const NO_FRAME: Slots = Object.freeze([]) as unknown as Slots;
 const IN_PROGRESS = Symbol('in-progress');
@@ -427,11 +363,6 @@ function orDefault(v: Value | undefined, d: Value | undefined): Value | undefine
   return v === undefined ? d : v;
 }
 
-function isPrefix(a: string[], b: string[]): boolean {
-  if (a.length > b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 function constantValue(g: RuleGroup, rt: RuntimeScope): Value | undefined {
   if (g.kind !== 'complete' || g.defs.length === 0) return undefined;
