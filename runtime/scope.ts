@@ -4,6 +4,7 @@ import { dot, dig, setPath, forEachMember, forEachMemberUnordered, members, temp
 import { EvalContext, NO_VALUE } from './eval/context.js';
 import { EvalError } from './eval/errors.js';
 import { equal, compare } from './value/compare.js';
+import { canonicalKey } from './value/key.js';
 import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
 import { member, memberWithKey } from './builtins/sets.js';
@@ -20,6 +21,7 @@ export const RUNTIME = {
   mergeValues,
   equal,
   compare,
+  canonicalKey,
   RObject,
   RSet,
   getBuiltin,

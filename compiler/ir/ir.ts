@@ -112,6 +112,16 @@ export interface RuleDef {
   src?: AstRule;
 }
 
+/**
+ * A rule index (pass `rule-index`): definitions that start with `ref == constant`,
+ * by constant; `always` lists the definitions every evaluation must run.
+ */
+export interface RuleIndex {
+  ref: Expr;
+  entries: { key: Value; defs: number[] }[];
+  always: number[];
+}
+
 export interface RuleGroup {
   id: number;
   kind: GroupKind;
@@ -127,6 +137,8 @@ export interface RuleGroup {
   arity?: number;
   /** The tree node this group lives at. */
   node: number;
+  /** Definitions by the constant of their leading equality test (see RuleIndex). */
+  index?: RuleIndex;
 }
 
 /** A node of the data tree that holds rules at or below it. */

@@ -7,6 +7,7 @@ import { plan } from './plan.js';
 import { checkRecursion } from './check-recursion.js';
 import { checkTypes } from './check-types.js';
 import { hoistInvariants } from './hoist-invariants.js';
+import { ruleIndex } from './rule-index.js';
 import { RegoErrors } from '../source/diagnostics.js';
 
 export const PASSES: readonly Pass[] = [
@@ -16,6 +17,7 @@ export const PASSES: readonly Pass[] = [
   checkTypes, // constant builtin arguments match the declared types
   checkRecursion, // no rule may depend on itself
   hoistInvariants, // loop-invariant lookups move before the first iteration
+  ruleIndex, // definitions indexed by their leading `ground ref == constant` test
 ];
 
 /** Run every pass in order; stop with all errors found so far after a failing pass. */

@@ -38,6 +38,12 @@ type Sink = K;
 
 const MAX_CALL_DEPTH = 2000;
 
+interface CompiledIndex {
+  ref: E;
+  byKey: Map<string, CompiledDef[]>;
+  always: CompiledDef[];
+}
+
 /** A generated body: runs `sink` per solution; true = stopped. */
 type NativeBody = (f: Slots, c: EvalContext, sink: K) => boolean;
 
@@ -67,6 +73,29 @@ export class Program implements ProgramOps {
     };
     this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
     this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
+    this.indexes = ir.groups.map((g) => this.compileIndex(g));
+  }
+
+  /** Per group: its rule index, with the definitions to run for each key (see passes/rule-index.ts). */
+  private readonly indexes: (CompiledIndex | undefined)[];
+
+  private compileIndex(g: RuleGroup): CompiledIndex | undefined {
+    const ix = g.index;
+    if (!ix) return undefined;
+    const defs = this.defs[g.id]!;
+    const pick = (ids: number[]): CompiledDef[] => [...new Set(ids)].sort((a, b) => a - b).map((i) => defs[i]!);
+    const byKey = new Map<string, CompiledDef[]>();
+    for (const e of ix.entries) byKey.set(this.rt.canonicalKey(e.key), pick([...e.defs, ...ix.always]));
+    return { ref: this.cc.expr(ix.ref), byKey, always: pick(ix.always) };
+  }
+
+  /** The definitions of a group worth running in this context (all, unless indexed). */
+  private candidates(g: RuleGroup, c: EvalContext): CompiledDef[] {
+    const ix = this.indexes[g.id];
+    if (ix === undefined) return this.defs[g.id]!;
+    const v = ix.ref(NO_FRAME, c);
+    if (v === undefined) return ix.always;
+    return ix.byKey.get(this.rt.canonicalKey(v)) ?? ix.always;
   }
 
   /** The virtual document tree (shared with the reference interpreter). */
@@ -167,7 +196,7 @@ export class Program implements ProgramOps {
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      for (const d of this.defs[id]!) {
+      for (const d of this.candidates(this.ir.groups[id]!, c)) {
         const stopped = d.runValue(d.frame(), c, fn);
         if (stopped) return true;
       }
@@ -209,7 +238,7 @@ export class Program implements ProgramOps {
   }
 
   private computeGroup(g: RuleGroup, c: EvalContext): Value | undefined {
-    const defs = this.defs[g.id]!;
+    const defs = g.kind === 'function' ? this.defs[g.id]! : this.candidates(g, c);
     switch (g.kind) {
       case 'complete':
         if (this.constantGroups[g.id] !== undefined) return this.firstConstant(g, defs, c);

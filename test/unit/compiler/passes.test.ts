@@ -5,7 +5,7 @@ import { PASSES, runPasses } from '../../../compiler/passes/index.js';
 import type { CompileState } from '../../../compiler/passes/pass.js';
 import { RegoErrors } from '../../../compiler/source/diagnostics.js';
 import { listIR } from '../../../compiler/ir/listing.js';
-import { compile } from '../../../compiler/index.js';
+import { compile, prepareInterpreted } from '../../../compiler/index.js';
 import { fromJS, toJS } from '../../../runtime/value/index.js';
 
 function stateOf(...texts: string[]): CompileState {
@@ -32,7 +32,7 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
 
 describe('pass list', () => {
   it('is one ordered list of named passes', () => {
-    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants']);
+    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'rule-index']);
   });
 });
 
@@ -119,6 +119,43 @@ describe('hoist-invariants', () => {
     const p = compile([{ file: 'a.rego', text }]);
     const rows = p.prepare('data.a.p').eval({ input: fromJS({ limit: 2 }), data: fromJS({ xs: [1, 2, 3] }) });
     expect(toJS(rows[0]!.expressions[0]!.value)).toEqual([2]);
+  });
+});
+
+describe('rule-index', () => {
+  const text = [
+    'package a',
+    'allow if { input.method == "GET"; input.path == "/public" }',
+    'allow if { input.method == "POST"; input.user == "admin" }',
+    'allow if { "DELETE" == input.method; input.user == "root" }',
+    'allow if input.user == "superuser"',
+  ].join('\n');
+
+  it('indexes definitions by the constant of their leading ground-ref equality', () => {
+    const s = stateOf(text);
+    runPasses(s);
+    const g = s.ir!.groups.find((x) => x.path.join('.') === 'a.allow')!;
+    expect(g.index!.entries.map((e) => e.key).sort()).toEqual(['DELETE', 'GET', 'POST']);
+    expect(g.index!.always).toEqual([3]);
+  });
+
+  it('gives the same answers as evaluating every definition (the interpreter)', () => {
+    const p = compile([{ file: 'a.rego', text }]);
+    const inputs = [
+      { method: 'GET', path: '/public' },
+      { method: 'GET', path: '/private' },
+      { method: 'POST', user: 'admin' },
+      { method: 'DELETE', user: 'root' },
+      { method: 'PATCH', user: 'superuser' },
+      { user: 'superuser' },
+      { method: 'PUT' },
+      {},
+    ];
+    for (const input of inputs) {
+      const fast = p.prepare('data.a.allow').eval({ input: fromJS(input) });
+      const oracle = prepareInterpreted(p, 'data.a.allow').eval({ input: fromJS(input) });
+      expect(fast.map((r) => r.expressions[0]!.value)).toEqual(oracle.map((r) => r.expressions[0]!.value));
+    }
   });
 });
 
