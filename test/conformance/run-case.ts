@@ -18,6 +18,7 @@ import type { Term } from '../../compiler/ast/nodes.js';
 import { compare, fromJS, toJS, toJSONText, type JSONValue, type Value } from '../../runtime/value/index.js';
 import type { LoadedCase } from './load.js';
 import { termToValue as localTermToValue } from './term-value.js';
+import { withEnv, restoreEnv } from './env.js';
 
 export type Status = 'pass' | 'fail' | 'skip';
 
@@ -211,24 +212,4 @@ function expectedText(c: LoadedCase): string {
   if (c.want_error !== undefined) parts.push(`error containing ${JSON.stringify(c.want_error)}`);
   if (c.want_result !== undefined || parts.length === 0) parts.push(`rows ${rowsText(wantRows(c), !c.sort_bindings)}`);
   return parts.join('; ');
-}
-
-// ---------------------------------------------------------------- env
-
-function withEnv(env: Record<string, string> | undefined): Record<string, string | undefined> | undefined {
-  if (!env) return undefined;
-  const saved: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = String(v);
-  }
-  return saved;
-}
-
-function restoreEnv(saved: Record<string, string | undefined> | undefined): void {
-  if (!saved) return;
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
 }

@@ -3,8 +3,9 @@
 // (api.sqlite.test.ts, api.postgres.test.ts): CRUD of every kind, envelopes,
 // name rules, URL-encoded names, pagination, pretty output, in-use deletes,
 // invalid references, source data and bundle status records.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type Backend, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Backend, TestServer } from './helpers.js';
+import { sharedServer } from './fixture.js';
 
 const CONFIG = `
 secrets:
@@ -22,20 +23,7 @@ const fsStorage = { filesystem: { path: 'out/x.tar.gz' } };
 export function apiSuite(backend: Backend): void {
   describe(`control plane API on ${backend}`, () => {
     let s: TestServer;
-    let setupError: unknown;
-    beforeAll(async () => {
-      try {
-        s = await startServer(backend, CONFIG);
-      } catch (e) {
-        setupError = e; // reported by every test below: a missing database fails, never skips
-      }
-    });
-    beforeEach(() => {
-      if (setupError) throw setupError;
-    });
-    afterAll(async () => {
-      await s?.close();
-    });
+    sharedServer(backend, CONFIG, (server) => (s = server));
 
     it('serves /health without authentication', async () => {
       const r = await s.req('GET', '/health', { key: null });

@@ -3,8 +3,9 @@
 // plain-text 401, the 403 role matrix (administrator, viewer, owner,
 // stack_owner, ownership of created definitions) and that secret values never
 // appear in any response body or log line.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KEYS, startServer, type Backend, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { KEYS, type Backend, type TestServer } from './helpers.js';
+import { sharedServer } from './fixture.js';
 
 const SECRET_VALUES = ['cfg-super-secret-9f3a', 'api-super-secret-77b1', 'replaced-secret-5c2e'];
 
@@ -22,20 +23,7 @@ stacks:
 export function authzSuite(backend: Backend): void {
   describe(`control plane auth on ${backend}`, () => {
     let s: TestServer;
-    let setupError: unknown;
-    beforeAll(async () => {
-      try {
-        s = await startServer(backend, CONFIG);
-      } catch (e) {
-        setupError = e; // reported by every test below: a missing database fails, never skips
-      }
-    });
-    beforeEach(() => {
-      if (setupError) throw setupError;
-    });
-    afterAll(async () => {
-      await s?.close();
-    });
+    sharedServer(backend, CONFIG, (server) => (s = server));
 
     it('answers 401 text/plain "Unauthorized" for a missing, malformed or unknown key', async () => {
       const variants: Record<string, string>[] = [

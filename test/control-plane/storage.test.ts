@@ -3,36 +3,31 @@
 // filtered lists, guards running inside the write transaction, reference
 // integrity, status-record retention and migrations. PostgreSQL tests fail
 // with a clear message when no server is reachable.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { Forbidden, InUse, InvalidReference, NotFound } from '../../server/control-plane/errors.js';
 import { openStorage } from '../../server/control-plane/index.js';
 import { parseConfigText } from '../../server/control-plane/config/load.js';
 import { decodeCursor, encodeCursor, type Storage } from '../../server/control-plane/storage/storage.js';
 import { makeStore, PG_DSN, requirePostgres, type Backend } from './helpers.js';
+import { sharedFixture } from './fixture.js';
 
 const T = '2026-02-03T04:05:06.000Z';
 
 describe.each<Backend>(['sqlite', 'postgres'])('storage on %s', (backend) => {
   let store: Storage;
   let cleanup: () => Promise<void>;
-  let setupError: unknown;
-  beforeAll(async () => {
-    try {
+  sharedFixture(
+    async () => {
       ({ store, cleanup } = await makeStore(backend));
       await store.migrate();
       await store.migrate(); // idempotent
-    } catch (e) {
-      setupError = e; // reported by every test below: a missing database fails, never skips
-    }
-  });
-  beforeEach(() => {
-    if (setupError) throw setupError;
-  });
-  afterAll(async () => {
-    await store?.close();
-    await cleanup?.();
-  });
+    },
+    async () => {
+      await store?.close();
+      await cleanup?.();
+    },
+  );
 
   it('implements the DefinitionStore reads the builder uses', async () => {
     await store.putSecret('tok', { type: 'token_auth', token: '${REGENT_CP_TEST_TOKEN}' }, 'internal');

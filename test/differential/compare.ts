@@ -11,6 +11,7 @@ import { prepareInterpreted } from '../../compiler/interp/index.js';
 import { fromJS, toJSONText, type Value } from '../../runtime/value/index.js';
 import type { LoadedCase } from '../conformance/load.js';
 import { termToValue } from '../conformance/term-value.js';
+import { withEnv, restoreEnv } from '../conformance/env.js';
 
 /** What one back end produced, as comparable text. */
 export interface Outcome {
@@ -124,22 +125,4 @@ export function readAllow(path: string): Record<string, string> {
     out[id] = reason;
   }
   return out;
-}
-
-function withEnv(env: Record<string, string> | undefined): Record<string, string | undefined> | undefined {
-  if (!env) return undefined;
-  const saved: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = String(v);
-  }
-  return saved;
-}
-
-function restoreEnv(saved: Record<string, string | undefined> | undefined): void {
-  if (!saved) return;
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
 }

@@ -2,23 +2,12 @@
 // from OPA's aggregates and comparisonexpr conformance folders, plus edge cases.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/aggregates.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { RObject, RSet, parseNumber, formatNumber, BigNum, type Value } from '../../../runtime/value/index.js';
+import { RObject, RSet, parseNumber } from '../../../runtime/value/index.js';
+import { callerFor, builtinErrors, numberText as txt } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = callerFor(builtins);
+const err = builtinErrors(call);
 const N = parseNumber;
-const txt = (v: Value | undefined): string => formatNumber(v as number | BigNum);
 
 describe('count', () => {
   it('counts collections', () => {

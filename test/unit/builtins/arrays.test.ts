@@ -2,21 +2,11 @@
 // conformance folder (concat, slice clamping, flatten), plus reverse and edges.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/arrays.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, parseNumber, type Value } from '../../../runtime/value/index.js';
+import { callerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = callerFor(builtins);
+const err = builtinErrors(call);
 const obj = RObject.fromEntries([['v1', 'hello'], ['v2', 'goodbye']]);
 
 describe('array.concat', () => {

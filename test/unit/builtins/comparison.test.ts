@@ -2,11 +2,10 @@
 // comparisonexpr conformance folder (decimal ordering, big numbers, mixed types).
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/comparison.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, parseNumber, type Value } from '../../../runtime/value/index.js';
+import { callerFor } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
+const call = callerFor(builtins);
 const N = parseNumber;
 const order = (a: Value, b: Value): number => (call('lt', [a, b]) ? -1 : call('gt', [a, b]) ? 1 : call('equal', [a, b]) ? 0 : NaN);
 

@@ -4,23 +4,12 @@
 // (ECDSA P-256, valid for 100 years).
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/crypto.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { fromJS, toJS, type Value } from '../../../runtime/value/index.js';
+import { toJS } from '../../../runtime/value/index.js';
+import { jsCallerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: unknown[]): Value | undefined =>
-  builtins.find((b) => b.decl.name === name)!.impl(args.map((a) => fromJS(a)), ctx);
+const call = jsCallerFor(builtins);
 const js = (name: string, args: unknown[]): any => toJS(call(name, args)!);
-function err(name: string, args: unknown[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const err = builtinErrors(call);
 
 describe('digests and HMACs', () => {
   it('hash strings as UTF-8 and return hex', () => {

@@ -3,21 +3,11 @@
 // Go's error offsets, UTF-8 handling and large inputs.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/encoding.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, parseJSON, toJSONText, type Value } from '../../../runtime/value/index.js';
+import { variadicCallerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, ...args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, ...args: Value[]): string {
-  try {
-    call(name, ...args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = variadicCallerFor(builtins);
+const err = builtinErrors(call);
 const j = (s: string): Value => parseJSON(s);
 
 describe('base64', () => {

@@ -3,22 +3,12 @@
 // objects accepted back as inputs.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/graphql.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { fromJS, toJS, type Value } from '../../../runtime/value/index.js';
+import { fromJS, toJS } from '../../../runtime/value/index.js';
+import { callerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const raw = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
+const raw = callerFor(builtins);
 const call = (name: string, args: unknown[]): any => toJS(raw(name, args.map((a) => fromJS(a)))!);
-function err(name: string, args: unknown[]): string {
-  try {
-    raw(name, args.map((a) => fromJS(a)));
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const err = builtinErrors((name: string, args: unknown[]) => raw(name, args.map((a) => fromJS(a))));
 
 const SCHEMA = `
   type Employee { id: String! salary: Int! tags: [String!] }

@@ -4,23 +4,12 @@
 import { describe, it, expect } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
 import { builtins } from '../../../runtime/builtins/jwt.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { fromJS, toJS, type Value } from '../../../runtime/value/index.js';
+import { toJS } from '../../../runtime/value/index.js';
+import { testContext, jsCallerFor, builtinErrors } from './helpers.js';
 
 const NOW_NS = 1_700_000_000_000_000_000n;
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: NOW_NS, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: unknown[]): Value | undefined =>
-  builtins.find((b) => b.decl.name === name)!.impl(args.map((a) => fromJS(a)), ctx);
-function err(name: string, args: unknown[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = jsCallerFor(builtins, testContext({ nowNs: NOW_NS }));
+const err = builtinErrors(call);
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec256 = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -3,22 +3,13 @@
 // netlookupipaddr conformance folders, plus Go-parsing and range edge cases.
 import { describe, it, expect } from 'vitest';
 import { builtins, MAX_EXPAND } from '../../../runtime/builtins/net.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, type Value } from '../../../runtime/value/index.js';
+import { makeContext, callerFor, builtinErrors } from './helpers.js';
 
-const mkctx = (): BuiltinContext => ({ strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} });
+const mkctx = makeContext;
 let ctx = mkctx();
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = callerFor(builtins, () => ctx);
+const err = builtinErrors(call);
 const members = (v: Value | undefined): Value[] => (v as RSet).values();
 
 describe('net.cidr_contains', () => {

@@ -2,31 +2,16 @@
 // conformance folders arithmetic, numbersrange, numbersrangestep and rand, plus edges.
 import { describe, it, expect } from 'vitest';
 import { builtins, MAX_RANGE_ELEMENTS } from '../../../runtime/builtins/numbers.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { RSet, parseNumber, formatNumber, BigNum, type Value } from '../../../runtime/value/index.js';
+import { RSet, parseNumber, type Value } from '../../../runtime/value/index.js';
+import { makeContext, callerFor, builtinErrors, numberText as txt } from './helpers.js';
 
-const ctx = (): BuiltinContext => ({ strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} });
-
-function call(name: string, args: Value[], c: BuiltinContext = ctx()): Value | undefined {
-  const def = builtins.find((b) => b.decl.name === name);
-  if (!def) throw new Error(`no builtin ${name}`);
-  return def.impl(args, c);
-}
-
+const ctx = makeContext;
+/** Each call gets a fresh context unless one is passed. */
+const call = callerFor(builtins, ctx);
 /** The error as OPA reports it: `code: name: message`. */
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const err = builtinErrors(call);
 
 const N = parseNumber;
-const txt = (v: Value | undefined): string => formatNumber(v as number | BigNum);
 
 describe('plus, minus, mul', () => {
   it('adds small and big integers exactly', () => {

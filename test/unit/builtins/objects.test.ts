@@ -3,22 +3,12 @@
 // conformance folders, plus edge cases (non-string keys, deep and huge objects).
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/objects.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, parseJSON, toJSONText, type Value } from '../../../runtime/value/index.js';
+import { callerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
+const call = callerFor(builtins);
 const json = (name: string, args: Value[]): string => toJSONText(call(name, args)!);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const err = builtinErrors(call);
 const j = (s: string): Value => parseJSON(s);
 const S = (...xs: Value[]): RSet => RSet.of(xs);
 const O = (...kv: [Value, Value][]): RObject => RObject.fromEntries(kv);

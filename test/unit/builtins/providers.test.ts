@@ -3,21 +3,12 @@
 // marshal to the same JSON), plus argument errors.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/providers.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { fromJS, toJS, type Value } from '../../../runtime/value/index.js';
+import { testContext, builtinErrorText } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
+const ctx = testContext();
 const sign = (args: unknown[]): Value | undefined => builtins[0]!.impl(args.map((a) => fromJS(a)), ctx);
-function err(args: unknown[]): string {
-  try {
-    sign(args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: providers.aws.sign_req: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const err = (args: unknown[]): string => builtinErrorText(() => sign(args), 'providers.aws.sign_req');
 const TS = 1451311705000000000;
 
 describe('providers.aws.sign_req (conformance providers-aws)', () => {

@@ -1,22 +1,10 @@
 // Unit tests for semver.is_valid / semver.compare (strict SemVer 2.0.0, OPA messages).
 import { describe, expect, it } from 'vitest';
-import { getBuiltin, callBuiltin, BuiltinCallError } from '../../../runtime/builtins/registry.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import type { Value } from '../../../runtime/value/value.js';
-import { fromJS } from '../../../runtime/value/json.js';
 import { parseNumber } from '../../../runtime/value/number.js';
+import { registryCaller, callErrors } from './helpers.js';
 
-const ctx = (strict = true): BuiltinContext => ({ strict, cache: new Map(), nowNs: 0n, print: () => {}, runtime: null, extras: {} });
-const call = (name: string, ...args: unknown[]): Value | undefined => callBuiltin(getBuiltin(name)!, args.map(fromJS), ctx());
-const err = (name: string, ...args: unknown[]): string => {
-  try {
-    call(name, ...args);
-  } catch (e) {
-    if (e instanceof BuiltinCallError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('expected an error');
-};
+const call = registryCaller();
+const err = callErrors(call);
 describe('semver', () => {
   it('is_valid is strict', () => {
     for (const v of ['0.0.0', '1.2.3-0', '1.2.3-0a', '1.2.3+01', 'v1.2.3', '1.0.0-alpha.1+build.5']) expect(call('semver.is_valid', v)).toBe(true);

@@ -2,21 +2,11 @@
 // OPA's sets, intersection and aggregates (membership) conformance folders.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/sets.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, type Value } from '../../../runtime/value/index.js';
+import { callerFor, builtinErrors } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = callerFor(builtins);
+const err = builtinErrors(call);
 const S = (...xs: Value[]): RSet => RSet.of(xs);
 const O = (...kv: [Value, Value][]): RObject => RObject.fromEntries(kv);
 const vals = (v: Value | undefined): Value[] => (v as RSet).values();

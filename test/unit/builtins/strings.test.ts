@@ -1,24 +1,15 @@
 // Unit tests for the strings builtins (strings.ts, strings-trim.ts, strings-template.ts):
 // OPA's results and messages, code-point semantics, empty and large inputs.
 import { describe, expect, it } from 'vitest';
-import { getBuiltin, callBuiltin, BuiltinCallError } from '../../../runtime/builtins/registry.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
+import { getBuiltin, callBuiltin } from '../../../runtime/builtins/registry.js';
 import type { Value } from '../../../runtime/value/value.js';
 import { RSet } from '../../../runtime/value/collections.js';
-import { fromJS } from '../../../runtime/value/json.js';
+import { makeContext, registryCaller, callErrors } from './helpers.js';
 
-const ctx = (strict = true): BuiltinContext => ({ strict, cache: new Map(), nowNs: 0n, print: () => {}, runtime: null, extras: {} });
-const call = (name: string, ...args: unknown[]): Value | undefined => callBuiltin(getBuiltin(name)!, args.map(fromJS), ctx());
+const ctx = makeContext;
+const call = registryCaller();
 const callV = (name: string, ...args: Value[]): Value | undefined => callBuiltin(getBuiltin(name)!, args, ctx());
-const err = (name: string, ...args: unknown[]): string => {
-  try {
-    call(name, ...args);
-  } catch (e) {
-    if (e instanceof BuiltinCallError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('expected an error');
-};
+const err = callErrors(call);
 
 describe('concat', () => {
   it('joins arrays and sets', () => {

@@ -2,30 +2,12 @@
 // folder, plus Go-layout, zone, range and error-message edge cases.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/time.js';
-import { BuiltinError } from '../../../runtime/builtins/errors.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import { parseNumber, formatNumber, BigNum, type Value } from '../../../runtime/value/index.js';
+import { parseNumber, BigNum, type Value } from '../../../runtime/value/index.js';
+import { testContext, callerFor, builtinErrors, numberText as txt } from './helpers.js';
 
-const ctx: BuiltinContext = {
-  strict: true,
-  cache: new Map(),
-  nowNs: 1700000000123456789n,
-  print() {},
-  runtime: null,
-  extras: {},
-};
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
-function err(name: string, args: Value[]): string {
-  try {
-    call(name, args);
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${name}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('no error');
-}
+const call = callerFor(builtins, testContext({ nowNs: 1700000000123456789n }));
+const err = builtinErrors(call);
 const N = parseNumber;
-const txt = (v: Value | undefined): string => formatNumber(v as number | BigNum);
 const ns = (s: number): Value => N(`${s}000000000`);
 
 describe('time.now_ns', () => {

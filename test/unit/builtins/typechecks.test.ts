@@ -2,11 +2,10 @@
 // typebuiltin and typenamebuiltin conformance folders, over every value type.
 import { describe, it, expect } from 'vitest';
 import { builtins } from '../../../runtime/builtins/typechecks.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
 import { RObject, RSet, parseNumber, type Value } from '../../../runtime/value/index.js';
+import { callerFor } from './helpers.js';
 
-const ctx: BuiltinContext = { strict: true, cache: new Map(), nowNs: 0n, print() {}, runtime: null, extras: {} };
-const call = (name: string, args: Value[]): Value | undefined => builtins.find((b) => b.decl.name === name)!.impl(args, ctx);
+const call = callerFor(builtins);
 
 const samples: [string, Value][] = [
   ['null', null],

@@ -1,22 +1,12 @@
 // Unit tests for uuid.rfc4122 (per-query caching) and uuid.parse.
 import { describe, expect, it } from 'vitest';
-import { getBuiltin, callBuiltin, BuiltinCallError } from '../../../runtime/builtins/registry.js';
-import type { BuiltinContext } from '../../../runtime/builtins/types.js';
-import type { Value } from '../../../runtime/value/value.js';
-import { fromJS } from '../../../runtime/value/json.js';
+import { getBuiltin, callBuiltin } from '../../../runtime/builtins/registry.js';
 import { parseNumber } from '../../../runtime/value/number.js';
+import { makeContext, registryCaller, callErrors } from './helpers.js';
 
-const ctx = (strict = true): BuiltinContext => ({ strict, cache: new Map(), nowNs: 0n, print: () => {}, runtime: null, extras: {} });
-const call = (name: string, ...args: unknown[]): Value | undefined => callBuiltin(getBuiltin(name)!, args.map(fromJS), ctx());
-const err = (name: string, ...args: unknown[]): string => {
-  try {
-    call(name, ...args);
-  } catch (e) {
-    if (e instanceof BuiltinCallError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-  throw new Error('expected an error');
-};
+const ctx = makeContext;
+const call = registryCaller();
+const err = callErrors(call);
 import { toJS } from '../../../runtime/value/json.js';
 import { formatNumber, type RNumber } from '../../../runtime/value/number.js';
 import type { RObject } from '../../../runtime/value/collections.js';
