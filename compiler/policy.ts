@@ -14,7 +14,7 @@ import { hoistQuery } from './passes/hoist-invariants.js';
 import { Program } from './codegen/js/program.js';
 import type { PolicyIR, QueryPlan } from './ir/ir.js';
 import { RUNTIME } from '../runtime/scope.js';
-import { EvalContext, QueryBuiltinContext } from '../runtime/eval/context.js';
+import { EvalContext } from '../runtime/eval/context.js';
 import { EvalError } from '../runtime/eval/errors.js';
 import { RObject } from '../runtime/value/collections.js';
 import type { Value } from '../runtime/value/value.js';
@@ -147,11 +147,9 @@ export class CompiledPolicy implements Policy {
 }
 
 const NO_DATA = new RObject();
-const discard = (): void => {};
 
 function newContext(opts: EvalOptions): EvalContext {
-  const builtins = new QueryBuiltinContext(opts.strictBuiltinErrors === true, opts.print ?? discard, opts.deadline);
-  return new EvalContext(opts.input, opts.data ?? NO_DATA, builtins, opts.deadline);
+  return EvalContext.forQuery(opts.input, opts.data ?? NO_DATA, opts.strictBuiltinErrors === true, opts.print, opts.deadline);
 }
 
 /** Queries have no package: only imports-free resolution applies. */

@@ -17,34 +17,8 @@ export interface DataOverride {
 export const NO_VALUE = Symbol('undefined');
 
 const EMPTY_RUNTIME = new RObject();
+const discard = (): void => {};
 
-/**
- * The builtin context of one query. The cache and the clock reading are made on
- * first use, so queries that call no such builtin pay nothing for them.
- */
-export class QueryBuiltinContext implements BuiltinContext {
-  private cacheMap: Map<string, unknown> | undefined;
-  private now: bigint | undefined;
-  private extrasMap: Record<string, unknown> | undefined;
-  constructor(
-    readonly strict: boolean,
-    readonly print: (message: string) => void,
-    readonly deadline: number | undefined,
-    readonly runtime: Value = EMPTY_RUNTIME,
-  ) {}
-
-  get cache(): Map<string, unknown> {
-    return (this.cacheMap ??= new Map());
-  }
-
-  get nowNs(): bigint {
-    return (this.now ??= BigInt(Date.now()) * 1_000_000n);
-  }
-
-  get extras(): Record<string, unknown> {
-    return (this.extrasMap ??= {});
-  }
-}
 /**
  * Memoized values by rule-group (or tree-node) id: a plain array, cheaper than a
  * Map for the small dense ids the compiler assigns. Same get/set/delete shape.
@@ -65,7 +39,7 @@ export class Memo {
   }
 }
 
-export class EvalContext {
+export class EvalContext implements BuiltinContext {
   memo: Memo = new Memo();
   private nodeMemoMap: Memo | undefined;
   fnOverrides: Map<string, FunctionOverride> | undefined;
@@ -74,12 +48,44 @@ export class EvalContext {
   parent: EvalContext | undefined;
   steps = 0;
 
+  /** Builtin context: this context itself for a query's root (see forQuery), else the root's. */
+  readonly builtins: BuiltinContext;
+  // The BuiltinContext fields, used when this context is a query's root.
+  strict = false;
+  print: (message: string) => void = discard;
+  runtime: Value = EMPTY_RUNTIME;
+  private cacheMap: Map<string, unknown> | undefined;
+  private now: bigint | undefined;
+  private extrasMap: Record<string, unknown> | undefined;
+
   constructor(
     public input: Value | undefined,
     public data: Value,
-    readonly builtins: BuiltinContext,
+    builtins: BuiltinContext | undefined,
     readonly deadline: number | undefined,
-  ) {}
+  ) {
+    this.builtins = builtins ?? this;
+  }
+
+  /** A query's root context, which is also its builtin context (one allocation, not two). */
+  static forQuery(input: Value | undefined, data: Value, strict: boolean, print: ((message: string) => void) | undefined, deadline: number | undefined): EvalContext {
+    const c = new EvalContext(input, data, undefined, deadline);
+    c.strict = strict;
+    if (print) c.print = print;
+    return c;
+  }
+
+  get cache(): Map<string, unknown> {
+    return (this.cacheMap ??= new Map());
+  }
+
+  get nowNs(): bigint {
+    return (this.now ??= BigInt(Date.now()) * 1_000_000n);
+  }
+
+  get extras(): Record<string, unknown> {
+    return (this.extrasMap ??= {});
+  }
 
   /** Memoized virtual documents of tree nodes (made on first use). */
   get nodeMemo(): Memo {

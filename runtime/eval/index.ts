@@ -1,4 +1,4 @@
 // Public surface of evaluation support: context, errors, helpers.
-export { EvalContext, QueryBuiltinContext, NO_VALUE, type FunctionOverride, type DataOverride, Memo } from './context.js';
+export { EvalContext, NO_VALUE, type FunctionOverride, type DataOverride, Memo } from './context.js';
 export { EvalError, type EvalErrorCode, type EvalLocation } from './errors.js';
 export { dot, dig, setPath, forEachMember, forEachMemberUnordered, templateText, mergeValues } from './ops.js';
