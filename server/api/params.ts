@@ -8,6 +8,7 @@ export class QueryParams {
   private readonly values = new Map<string, string[]>();
 
   constructor(rawQuery: string) {
+    if (rawQuery === '') return;
     for (const [k, v] of new URLSearchParams(rawQuery)) {
       const list = this.values.get(k);
       if (list) list.push(v);
