@@ -8,7 +8,7 @@ import { canonicalKey } from './value/key.js';
 import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
 import { member, memberWithKey } from './builtins/sets.js';
-import { insertRuleValue, invokeBuiltin } from './eval/rules.js';
+import { insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
 
 export const RUNTIME = {
   dot,
@@ -27,6 +27,7 @@ export const RUNTIME = {
   getBuiltin,
   invokeBuiltin,
   insertRuleValue,
+  setUnique,
   member,
   memberWithKey,
   callBuiltin,

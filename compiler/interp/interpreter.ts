@@ -317,9 +317,7 @@ export class Interpreter {
           const k = this.expr(ke, f, c);
           const v = this.expr(ve, f, c);
           if (k === undefined || v === undefined) return undefined;
-          const prev = o.get(k);
-          if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
-          o.set(k, v);
+          rt.setUnique(o, k, v, e.loc);
         }
         return o;
       }
@@ -341,9 +339,7 @@ export class Interpreter {
         const k = this.expr(e.key!, f2, c2);
         const v = this.expr(e.head, f2, c2);
         if (k === undefined || v === undefined) return false;
-        const prev = obj.get(k);
-        if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
-        obj.set(k, v);
+        rt.setUnique(obj, k, v, e.loc);
         return false;
       });
       return obj;

@@ -174,8 +174,7 @@ export class Rules {
     if (o) {
       if (o.kind === 'value') return o.value;
       // A mock runs without mocks: inside it, every function is the original.
-      const plain = c.derive();
-      plain.fnOverrides = undefined;
+      const plain = c.withoutMocks();
       if (o.kind === 'group') return this.callFunction(o.group, args, plain, loc);
       return ip.invoke(ip.builtin(o.name, loc), o.name, args, plain, loc);
     }

@@ -1,6 +1,7 @@
 // Typed compile-time errors. Every error has an OPA error code, a message and a
 // location; locations may be attached late (`at`) as the error travels outwards.
 import type { Location } from './location.js';
+import { errorJSON, errorLine, type ErrorJSON } from '../../runtime/eval/errors.js';
 
 export type CompileErrorCode =
   | 'rego_parse_error'
@@ -28,14 +29,11 @@ export class RegoError extends Error {
 
   /** OPA's one-line form: `file:row: code: message`. */
   override toString(): string {
-    const l = this.location;
-    const prefix = l ? `${l.file ? l.file + ':' : ''}${l.row}: ` : '';
-    return `${prefix}${this.code}: ${this.message}`;
+    return errorLine(this.code, this.message, this.location);
   }
 
-  toJSON(): { code: string; message: string; location?: { file: string; row: number; col: number } } {
-    const l = this.location;
-    return { code: this.code, message: this.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
+  toJSON(): ErrorJSON {
+    return errorJSON(this.code, this.message, this.location);
   }
 }
 

@@ -102,6 +102,13 @@ export class EvalContext implements BuiltinContext {
     return c;
   }
 
+  /** A child context with no `with` replacements of functions: a mock's body runs unmocked. */
+  withoutMocks(): EvalContext {
+    const c = this.derive();
+    c.fnOverrides = undefined;
+    return c;
+  }
+
   /** Called in loops: enforces the deadline without reading the clock every time. */
   tick(): void {
     if ((++this.steps & 0x3ff) === 0) this.checkDeadline();

@@ -25,13 +25,27 @@ export class EvalError extends Error {
   }
 
   override toString(): string {
-    const l = this.location;
-    const prefix = l ? `${l.file ? l.file + ':' : ''}${l.row}: ` : '';
-    return `${prefix}${this.code}: ${this.message}`;
+    return errorLine(this.code, this.message, this.location);
   }
 
-  toJSON(): { code: string; message: string; location?: { file: string; row: number; col: number } } {
-    const l = this.location;
-    return { code: this.code, message: this.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
+  toJSON(): ErrorJSON {
+    return errorJSON(this.code, this.message, this.location);
   }
+}
+
+/** The JSON form of an OPA error (compile or evaluation). */
+export interface ErrorJSON {
+  code: string;
+  message: string;
+  location?: { file: string; row: number; col: number };
+}
+
+/** OPA's one-line form of an error: `file:row: code: message`. */
+export function errorLine(code: string, message: string, l: EvalLocation | undefined): string {
+  const prefix = l ? `${l.file ? l.file + ':' : ''}${l.row}: ` : '';
+  return `${prefix}${code}: ${message}`;
+}
+
+export function errorJSON(code: string, message: string, l: EvalLocation | undefined): ErrorJSON {
+  return { code, message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
 }

@@ -49,3 +49,10 @@ export function insertRuleValue(root: RObject, keys: Value[], v: Value, leafSet:
   if (prev !== undefined && !equal(prev, v)) throw new EvalError('eval_conflict_error', 'object keys must be unique', loc);
   obj.set(last, v);
 }
+
+/** Set `obj[k] = v` while building an object value; a different value already there is a conflict. */
+export function setUnique(obj: RObject, k: Value, v: Value, loc: EvalLocation): void {
+  const prev = obj.get(k);
+  if (prev !== undefined && !equal(prev, v)) throw new EvalError('eval_conflict_error', 'object keys must be unique', loc);
+  obj.set(k, v);
+}

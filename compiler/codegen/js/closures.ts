@@ -385,9 +385,7 @@ export class ClosureCompiler {
             const k = ke(f, c);
             const v = ve(f, c);
             if (k === undefined || v === undefined) return undefined;
-            const prev = o.get(k);
-            if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
-            o.set(k, v);
+            rt.setUnique(o, k, v, e.loc);
           }
           return o;
         };
@@ -417,9 +415,7 @@ export class ClosureCompiler {
             const k = key!(f, c);
             const v = head(f, c);
             if (k === undefined || v === undefined) return false;
-            const prev = obj!.get(k);
-            if (prev !== undefined && !rt.equal(prev, v)) throw new rt.EvalError('eval_conflict_error', 'object keys must be unique', e.loc);
-            obj!.set(k, v);
+            rt.setUnique(obj!, k, v, e.loc);
             return false;
           }
         : (f, c) => {

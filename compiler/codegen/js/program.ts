@@ -332,8 +332,7 @@ export class Program implements ProgramOps {
     if (o) {
       if (o.kind === 'value') return o.value;
       // A mock runs without mocks: inside it, every function is the original.
-      const plain = c.derive();
-      plain.fnOverrides = undefined;
+      const plain = c.withoutMocks();
       if (o.kind === 'group') return this.callFunction(o.group, args, plain, loc);
       return this.cc.invoke(this.cc.builtin(o.name, loc), o.name, args, plain, loc);
     }
