@@ -57,24 +57,10 @@ export function parseRules(p: Parser): Rule[] {
 
   const rule: Rule = { kind: 'rule', default: false, head, body: [], loc };
   p.syntax.set(rule, syn);
-  if (hasIf) {
-    syn.hasIf = true;
-    syn.hasBody = true;
-    p.next();
-    rule.body = parseIfBody(p);
-  } else if (p.tok() === T.LBrace) {
-    syn.hasBody = true;
-    p.next();
-    rule.body = parseBody(p, T.RBrace);
-    p.next();
-  } else if (usesContains || head.value !== undefined || head.contains) {
-    return [rule];
-  } else if (head.args) {
-    // `f(x)` with neither value nor body: OPA turns it into a function returning true.
-    return [rule];
-  } else if (head.ref.length > 2) {
-    return [rule];
-  } else {
+  if (!parseRuleBody(p, rule, syn, hasIf)) {
+    // A rule without a body: a value, `contains`, a ref head, or `f(x)` (OPA makes
+    // that a function returning true). A bare name is not a rule.
+    if (usesContains || head.value !== undefined || head.contains || head.args || head.ref.length > 2) return [rule];
     throw p.errorAt('var cannot be used for rule name', start);
   }
 
@@ -195,17 +181,7 @@ function parseElse(p: Parser, head: RuleHead): Rule {
   }
   const rule: Rule = { kind: 'rule', default: false, head: elseHead, body: [], loc };
   p.syntax.set(rule, syn);
-  if (p.tok() === T.If) {
-    syn.hasIf = true;
-    syn.hasBody = true;
-    p.next();
-    rule.body = parseIfBody(p);
-  } else if (p.tok() === T.LBrace) {
-    syn.hasBody = true;
-    p.next();
-    rule.body = parseBody(p, T.RBrace);
-    p.next();
-  }
+  parseRuleBody(p, rule, syn, p.tok() === T.If);
   if (p.tok() === T.Else && !p.keywordAsRef()) rule.else = parseElse(p, head);
   return rule;
 }
@@ -256,4 +232,23 @@ export function checkRegoV1(p: Parser, rule: Rule): void {
       p.report('`contains` keyword is required for partial set rules', r.loc.offset);
     }
   }
+}
+
+/** RuleBody = "if" ( Query | "{" Query "}" ) | "{" Query "}". Parses it into `rule`; false when neither follows. */
+function parseRuleBody(p: Parser, rule: Rule, syn: RuleSyntax, atIf: boolean): boolean {
+  if (atIf) {
+    syn.hasIf = true;
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseIfBody(p);
+    return true;
+  }
+  if (p.tok() === T.LBrace) {
+    syn.hasBody = true;
+    p.next();
+    rule.body = parseBody(p, T.RBrace);
+    p.next();
+    return true;
+  }
+  return false;
 }
