@@ -183,19 +183,10 @@ function parseArray(p: Parser): Term {
     p.next();
     result = { kind: 'array', items: [], loc } satisfies ArrayTerm;
   } else {
-    let potentialComprehension = true;
-    if (p.tok() === T.Comma) {
-      potentialComprehension = false;
-      p.next();
-    }
-    let head = parseTerm(p);
-    let comp: Term | undefined;
-    if (p.tok() === T.Or && potentialComprehension) {
-      comp = tryComprehension(p, T.RBrack, (body) => ({ kind: 'arraycomp', head, body, loc }));
-    }
-    if (comp) result = comp;
+    const first = collectionHead(p, T.RBrack, (head, body) => ({ kind: 'arraycomp', head, body, loc }));
+    if (first.comp) result = first.comp;
     else {
-      head = continueInfix(p, head, false);
+      const head = continueInfix(p, first.head, false);
       if (p.tok() === T.RBrack) {
         p.next();
         result = { kind: 'array', items: [head], loc };
@@ -207,6 +198,24 @@ function parseArray(p: Parser): Term {
     }
   }
   return result;
+}
+
+/**
+ * The first element of `[…` or `{…`: its head term, or the whole comprehension when
+ * `Term | Body End` follows. A leading `,` rules a comprehension out (as OPA).
+ */
+function collectionHead(p: Parser, end: T, comprehension: (head: Term, body: Body) => Term): { head: Term; comp?: Term; potentialComprehension: boolean } {
+  let potentialComprehension = true;
+  if (p.tok() === T.Comma) {
+    potentialComprehension = false;
+    p.next();
+  }
+  const head = parseTerm(p);
+  if (p.tok() === T.Or && potentialComprehension) {
+    const comp = tryComprehension(p, end, (body) => comprehension(head, body));
+    if (comp) return { head, comp, potentialComprehension };
+  }
+  return { head, potentialComprehension };
 }
 
 /** At `|`: try `| Body End`; on failure restore to the `|` and return undefined. */
@@ -232,21 +241,12 @@ function parseSetOrObject(p: Parser): Term {
     p.next();
     result = { kind: 'object', entries: [], loc } satisfies ObjectTerm;
   } else {
-    let potentialComprehension = true;
-    if (p.tok() === T.Comma) {
-      potentialComprehension = false;
-      p.next();
-    }
-    let head = parseTerm(p);
-    let comp: Term | undefined;
-    if (p.tok() === T.Or && potentialComprehension) {
-      const h = head;
-      comp = tryComprehension(p, T.RBrace, (body) => ({ kind: 'setcomp', head: h, body, loc }));
-    }
-    if (comp) result = comp;
+    const first = collectionHead(p, T.RBrace, (head, body) => ({ kind: 'setcomp', head, body, loc }));
+    if (first.comp) result = first.comp;
     else {
+      let head = first.head;
       if (p.tok() !== T.Colon) head = continueInfix(p, head, false);
-      if (p.tok() === T.Colon) result = parseObject(p, head, potentialComprehension, loc);
+      if (p.tok() === T.Colon) result = parseObject(p, head, first.potentialComprehension, loc);
       else if (p.tok() === T.RBrace) {
         p.next();
         result = { kind: 'set', items: [head], loc } satisfies SetTerm;
