@@ -25,7 +25,7 @@ import {
 
 const FLAGS: FlagSpec[] = [
   { name: 'folder', short: 'f', type: 'string', repeatable: true, metavar: 'NAME', description: 'run only this folder' },
-  { name: 'json', type: 'boolean', description: 'print only the JSON summary on stdout' },
+  { name: 'json', type: 'boolean', description: 'print only the JSON summary on stdout (one line; folders as [total, passed, failed, skipped])' },
   { name: 'update-baseline', type: 'boolean', description: 'rewrite baseline.json with the passing cases' },
   { name: 'verbose', short: 'v', type: 'boolean', description: 'print every failure with expected vs actual' },
   { name: 'note', type: 'string', metavar: 'TEXT', description: 'run only cases whose note contains TEXT' },

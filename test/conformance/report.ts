@@ -70,9 +70,15 @@ export function formatFailure(r: CaseResult): string {
   return out.join('\n');
 }
 
-/** The JSON summary printed by `cli --json`. */
+/**
+ * The JSON summary printed by `cli --json`: one compact line,
+ * `{total, passed, failed, skipped, folders: {name: [total, passed, failed, skipped]}}`.
+ * Folder counts are arrays so the whole summary stays short enough for tools that
+ * read only the tail of the output.
+ */
 export function summaryJSON(s: Summary): string {
-  return JSON.stringify({ total: s.total, passed: s.passed, failed: s.failed, skipped: s.skipped, folders: s.folders }, null, 2);
+  const folders = Object.fromEntries(Object.entries(s.folders).map(([name, f]) => [name, [f.total, f.passed, f.failed, f.skipped]]));
+  return JSON.stringify({ total: s.total, passed: s.passed, failed: s.failed, skipped: s.skipped, folders });
 }
 
 // ---------------------------------------------------------------- files

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll, parseCases, type LoadedCase } from './load.js';
 import { canonicalRows, regoErrorInfo, runCase, type CaseResult } from './run-case.js';
-import { checkBaseline, formatTable, nextBaseline, summarize, unknownSkips } from './report.js';
+import { checkBaseline, formatTable, nextBaseline, summarize,
+  summaryJSON, unknownSkips } from './report.js';
 import { termToValue } from './term-value.js';
 import { RegoError, RegoErrors, EvalError } from '../../compiler/index.js';
 import { RObject, RSet, toJS } from '../../runtime/value/index.js';
@@ -141,6 +142,12 @@ describe('report', () => {
     const table = formatTable(s).split('\n');
     expect(table[0]).toMatch(/^a\s+1\/2\s+\(failed 1, skipped 0\)$/);
     expect(table.find((x) => x.startsWith('TOTAL'))).toMatch(/2\/4\s+\(failed 1, skipped 1\)/);
+  });
+
+  it('prints the JSON summary on one line, folders as [total, passed, failed, skipped]', () => {
+    const text = summaryJSON(summarize(results));
+    expect(text.includes('\n')).toBe(false);
+    expect(JSON.parse(text)).toEqual({ total: 4, passed: 2, failed: 1, skipped: 1, folders: { a: [2, 1, 1, 0], b: [2, 1, 0, 1] } });
   });
 
   it('finds regressions, vanished cases and unknown skips; computes the next baseline', () => {
