@@ -54,7 +54,15 @@ export interface PreparedQuery {
 
 export interface Policy {
   /** Compile a query against the policy. Throws RegoErrors on parse/compile errors. */
-  prepare(query: string): PreparedQuery;
+  prepare(query: string, opts?: PrepareOptions): PreparedQuery;
+}
+
+export interface PrepareOptions {
+  /**
+   * Receives the time of each query-compile stage in ns, as
+   * `timer_query_compile_stage_<stage>_ns` (OPA's `instrument` metrics).
+   */
+  stageTimers?: Record<string, number>;
 }
 
 /** An evaluation error with OPA's code, message and location. */

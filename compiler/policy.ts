@@ -1,6 +1,6 @@
 // compile(): source files → AST → checked AST → IR → JS closures, as a Policy.
 // prepare() plans a query against the compiled rules; eval() runs it.
-import type { CompileOptions, EvalOptions, Policy, PreparedQuery, ResultRow, SourceFile } from './api.js';
+import type { CompileOptions, EvalOptions, Policy, PrepareOptions, PreparedQuery, ResultRow, SourceFile } from './api.js';
 import type { Body, Module } from './ast/nodes.js';
 import { RegoError, RegoErrors } from './source/diagnostics.js';
 import { parseModule, parseQuery } from './parser/index.js';
@@ -56,18 +56,19 @@ export class CompiledPolicy implements Policy {
   }
 
   /** Plan a query without compiling it to closures (for IR dumps). */
-  planQuery(query: string): QueryPlan {
-    const body = parseQuery(query, '', { v0Compatible: this.state.opts.v0Compatible });
-    return this.planBody(body, query);
+  planQuery(query: string, timers?: Record<string, number>): QueryPlan {
+    const stage = stageTimer(timers);
+    const body = stage('parse', () => parseQuery(query, '', { v0Compatible: this.state.opts.v0Compatible }));
+    return this.planBody(body, query, stage);
   }
 
-  private planBody(body: Body, text: string): QueryPlan {
-    const resolved = resolveQuery(body);
+  private planBody(body: Body, text: string, stage: StageTimer): QueryPlan {
+    const resolved = stage('resolve_refs', () => resolveQuery(body));
     try {
-      const plan = planQuery(this.planContext, resolved, exprTexts(body, text));
-      const typeErrors = checkBlockTypes(plan.body);
+      const plan = stage('plan', () => planQuery(this.planContext, resolved, exprTexts(body, text)));
+      const typeErrors = stage('check_types', () => checkBlockTypes(plan.body));
       if (typeErrors.length > 0) throw new RegoErrors(typeErrors);
-      return hoistQuery(plan);
+      return stage('hoist_invariants', () => hoistQuery(plan));
     } catch (e) {
       if (e instanceof RegoError) throw new RegoErrors([e]);
       throw e;
@@ -120,9 +121,9 @@ export class CompiledPolicy implements Policy {
     };
   }
 
-  prepare(query: string): PreparedQuery {
-    const plan = this.planQuery(query);
-    const run = this.program.query(plan);
+  prepare(query: string, opts: PrepareOptions = {}): PreparedQuery {
+    const plan = this.planQuery(query, opts.stageTimers);
+    const run = stageTimer(opts.stageTimers)('codegen', () => this.program.query(plan));
     const exprMeta = plan.exprs.map((x) => ({ slot: x.slot, text: x.text, location: { row: x.loc.row, col: x.loc.col } }));
     return {
       vars: plan.vars.map((v) => v.name),
@@ -144,6 +145,21 @@ export class CompiledPolicy implements Policy {
       },
     };
   }
+}
+
+type StageTimer = <T>(name: string, fn: () => T) => T;
+
+/** Runs a compile stage, recording its time in `timers` when given (OPA's instrument metrics). */
+function stageTimer(timers: Record<string, number> | undefined): StageTimer {
+  if (!timers) return (_name, fn) => fn();
+  return (name, fn) => {
+    const t = process.hrtime.bigint();
+    try {
+      return fn();
+    } finally {
+      timers[`timer_query_compile_stage_${name}_ns`] = Number(process.hrtime.bigint() - t);
+    }
+  };
 }
 
 const NO_DATA = new RObject();

@@ -22,7 +22,12 @@ interface ReadOptions {
 }
 
 /** Evaluate `data.<segs>` and throw the mapped error if evaluation failed. */
-export async function evaluatePath(ctx: ServerContext, segs: string[], input: ParsedDocument | undefined, opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']> }): Promise<EvalOutcome> {
+export async function evaluatePath(
+  ctx: ServerContext,
+  segs: string[],
+  input: ParsedDocument | undefined,
+  opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']>; instrument?: boolean },
+): Promise<EvalOutcome> {
   const { payload, exact } = inputPayload(input);
   const outcome = await ctx.engine.evaluate(
     {
@@ -34,6 +39,7 @@ export async function evaluatePath(ctx: ServerContext, segs: string[], input: Pa
       pretty: opts.pretty,
       ...(payload ? { input: payload } : {}),
       ...(opts.explain ? { explain: opts.explain } : {}),
+      ...(opts.instrument ? { instrument: true } : {}),
     },
     exact,
   );
@@ -48,7 +54,7 @@ async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   const explain = params.explain();
   const segs = pathSegments(req.url, '/v1/data');
   const decisionId = newDecisionId(ctx);
-  const outcome = await evaluatePath(ctx, segs, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain });
+  const outcome = await evaluatePath(ctx, segs, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
   metrics.add(outcomeMetrics(outcome));
   const path = segs.join('/');
   if (outcome.error) {

@@ -19,7 +19,15 @@ async function runQuery(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   const { payload, exact } = inputPayload(input);
   const decisionId = newDecisionId(ctx);
   const outcome = await ctx.engine.evaluate(
-    { query, mode: 'bindings', strictBuiltinErrors: false, pretty, ...(payload ? { input: payload } : {}), ...(explain ? { explain } : {}) },
+    {
+      query,
+      mode: 'bindings',
+      strictBuiltinErrors: false,
+      pretty,
+      ...(payload ? { input: payload } : {}),
+      ...(explain ? { explain } : {}),
+      ...(params.bool('instrument') ? { instrument: true } : {}),
+    },
     exact,
   );
   metrics.add(outcomeMetrics(outcome));

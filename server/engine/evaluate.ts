@@ -52,7 +52,7 @@ export class EvalCore {
   }
 
   /** A prepared query, from the cache when possible. Throws RegoErrors tagged with the failing phase. */
-  prepare(query: string, timers?: Record<string, number>): { prepared: PreparedQuery; hit: boolean } {
+  prepare(query: string, timers?: Record<string, number>, instrument = false): { prepared: PreparedQuery; hit: boolean } {
     const cached = this.cache.get(query);
     if (cached) return { prepared: cached, hit: true };
     let t = nowNs();
@@ -65,7 +65,7 @@ export class EvalCore {
     t = nowNs();
     let prepared: PreparedQuery;
     try {
-      prepared = this.policyValue.prepare(query);
+      prepared = this.policyValue.prepare(query, instrument && timers ? { stageTimers: timers } : {});
     } catch (e) {
       throw new PhaseError('compile', e);
     }
@@ -113,8 +113,9 @@ export class EvalCore {
       let t = nowNs();
       const inputValue = input ?? decodeInput(task.input);
       if (task.input !== undefined) timers.timer_rego_input_parse_ns = since(t);
-      if (task.path && !task.explain && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
-      const { prepared, hit } = this.prepare(task.query, timers);
+      // Instrumented requests compile the query form, so its stages can be timed.
+      if (task.path && !task.explain && !task.instrument && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
+      const { prepared, hit } = this.prepare(task.query, timers, task.instrument === true);
       cacheHit = hit;
       t = nowNs();
       let rows: ResultRow[];

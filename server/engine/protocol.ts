@@ -30,6 +30,8 @@ export interface EvalTask {
   taskId?: number;
   /** Render the result with a 2-space indent. */
   pretty: boolean;
+  /** Add query-compile stage timers (`timer_query_compile_stage_*_ns`) when the query is compiled. */
+  instrument?: boolean;
   explain?: ExplainMode;
 }
 

@@ -97,6 +97,10 @@ describe('GET/POST /v1/data', () => {
     expect(pretty.text).toBe('{\n  "result": {\n    "role": "dev"\n  }\n}\n');
     const m = (await call(server, 'POST', '/v1/data/authz/allow?metrics', { input: { user: 'x' } })).json() as { metrics: Record<string, number> };
     expect(Object.keys(m.metrics)).toEqual(expect.arrayContaining(['timer_rego_query_eval_ns', 'timer_server_handler_ns', 'timer_rego_input_parse_ns']));
+    const instrumented = (await call(server, 'POST', '/v1/data/authz?instrument', { input: { user: 'x' } })).json() as { metrics: Record<string, number> };
+    expect(Object.keys(instrumented.metrics)).toEqual(
+      expect.arrayContaining(['timer_query_compile_stage_parse_ns', 'timer_query_compile_stage_plan_ns', 'timer_query_compile_stage_codegen_ns', 'timer_rego_query_eval_ns']),
+    );
     const again = (await call(server, 'POST', '/v1/data/authz/allow?metrics=true', { input: { user: 'x' } })).json() as { metrics: Record<string, number> };
     expect(again.metrics.counter_server_query_cache_hit).toBe(1);
     expect(again.metrics.timer_rego_query_parse_ns).toBeUndefined();
