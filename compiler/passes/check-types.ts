@@ -3,7 +3,8 @@
 // while planning. Only literal values are judged here, so a valid program is
 // never rejected for a type this checker cannot infer.
 import { RegoError } from '../source/diagnostics.js';
-import type { Block, Expr, PolicyIR, RuleDef, Stmt } from '../ir/ir.js';
+import type { Block, Expr } from '../ir/ir.js';
+import { visitBlock, visitDef } from '../ir/visit.js';
 import { getBuiltin } from '../../runtime/builtins/catalog.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
 import { RObject, RSet, typeName, type Value } from '../../runtime/value/index.js';
@@ -14,14 +15,14 @@ export const checkTypes: Pass = {
   run(state) {
     const ir = state.ir!;
     const visit = (e: Expr) => checkExpr(e, state.errors);
-    for (const g of ir.groups) for (const d of g.defs) walkDef(d, visit);
+    for (const g of ir.groups) for (const d of g.defs) visitDef(d, visit);
   },
 };
 
 /** Check the calls of a query plan's block (used by prepare()). */
 export function checkBlockTypes(b: Block): RegoError[] {
   const errors: RegoError[] = [];
-  walkBlock(b, (e) => checkExpr(e, errors));
+  visitBlock(b, (e) => checkExpr(e, errors));
   return errors;
 }
 
@@ -91,69 +92,4 @@ function valueType(v: Value): string {
   const n = typeName(v);
   if (n === 'array') return `array<${(v as Value[]).map(valueType).join(', ')}>`;
   return n;
-}
-
-function walkDef(d: RuleDef, fn: (e: Expr) => void): void {
-  walkBlock(d.body, fn);
-  d.keys.forEach((k) => walkExpr(k, fn));
-  walkExpr(d.value, fn);
-  if (d.else) walkDef(d.else, fn);
-}
-
-function walkBlock(b: Block, fn: (e: Expr) => void): void {
-  for (const s of b) walkStmt(s, fn);
-}
-
-function walkStmt(s: Stmt, fn: (e: Expr) => void): void {
-  switch (s.k) {
-    case 'let':
-    case 'test':
-    case 'capture':
-      return walkExpr(s.expr, fn);
-    case 'equal':
-      walkExpr(s.a, fn);
-      return walkExpr(s.b, fn);
-    case 'match':
-      return walkExpr(s.expr, fn);
-    case 'scan':
-      return walkExpr(s.source, fn);
-    case 'relation':
-      return s.args.forEach((a) => walkExpr(a, fn));
-    case 'not':
-    case 'with':
-      return walkBlock(s.body, fn);
-    case 'every':
-      walkExpr(s.domain, fn);
-      return walkBlock(s.body, fn);
-    case 'print':
-      return s.args.forEach((a) => walkExpr(a, fn));
-  }
-}
-
-function walkExpr(e: Expr, fn: (e: Expr) => void): void {
-  fn(e);
-  switch (e.k) {
-    case 'dot':
-      walkExpr(e.base, fn);
-      return walkExpr(e.key, fn);
-    case 'vdocdot':
-      return walkExpr(e.key, fn);
-    case 'call':
-    case 'callfn':
-      return e.args.forEach((a) => walkExpr(a, fn));
-    case 'array':
-    case 'set':
-      return e.items.forEach((a) => walkExpr(a, fn));
-    case 'object':
-      return e.entries.forEach(([k, v]) => (walkExpr(k, fn), walkExpr(v, fn)));
-    case 'compr':
-      walkBlock(e.body, fn);
-      walkExpr(e.head, fn);
-      if (e.key) walkExpr(e.key, fn);
-      return;
-    case 'template':
-      return e.parts.forEach((p) => typeof p !== 'string' && walkExpr(p, fn));
-    default:
-      return;
-  }
 }
