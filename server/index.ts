@@ -124,7 +124,12 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   app.decorate('regent', ctx);
   app.decorate('regentEncoding', { gzipMinLength: config.gzipMinLength, gzipLevel: config.gzipLevel });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Every body is kept as raw bytes (server/api/body.ts decodes it). The common
+  // types are named too: Fastify caches named types, while the '*' fallback
+  // re-parses the Content-Type header on every request.
+  const rawBody = (_req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void => done(null, body);
+  app.addContentTypeParser(['application/json', 'application/x-yaml', 'application/yaml', 'text/plain'], { parseAs: 'buffer' }, rawBody);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, rawBody);
   app.setErrorHandler((err, req, reply) => sendAnyError(req, reply, err));
   app.addHook('onClose', async () => {
     await ctx.plugins?.stop();
@@ -142,9 +147,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
       }
     });
   }
-  app.setNotFoundHandler((_req, reply) => reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n'));
-
-  registerMetricsRoutes(app, ctx);
+  const durations = registerMetricsRoutes(app, ctx);
+  app.setNotFoundHandler((req, reply) => {
+    durations.observe(404, 'catchall', req.method, reply.elapsedTime / 1000);
+    return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n');
+  });
   registerDataRoutes(app, ctx);
   registerPolicyRoutes(app, ctx);
   registerQueryRoutes(app, ctx);

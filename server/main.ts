@@ -1,17 +1,35 @@
 // Starting the engine server for `regent run --server`: load the configuration
-// (file, --set), build the Fastify app, load the given paths, start the configured
-// plugins (bundles, decision logs, status), listen on the address, and shut down
-// cleanly on SIGINT/SIGTERM.
+// (file, --set), check the listener options (addresses, TLS files), build the
+// Fastify app, load the given paths, start the configured plugins (bundles,
+// decision logs, status), start the listeners (server/listeners.ts), and shut
+// down cleanly on SIGINT/SIGTERM.
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from './config/config.js';
 import { buildServer, type BuildServerOptions } from './index.js';
 import { loadPaths } from './engine/loader.js';
+import { planListeners, startListeners, type Listener, type MinTLSVersion } from './listeners.js';
 import { startPlugins } from './plugins/index.js';
 import type { AuthenticationMode, AuthorizationMode } from './auth/identity.js';
 
 export interface StartOptions {
-  /** Listen address: `:8181`, `localhost:8181`, `http://host:port`. */
+  /**
+   * Listen addresses (OPA's repeatable --addr): `localhost:8181`, `:8181`,
+   * `http://host:port`, `https://host:port`, `unix:///path/to.sock`. Default
+   * `localhost:8181`; https when no scheme is given and a certificate is set.
+   */
+  addrs?: string[];
+  /** One listen address (the same as `addrs: [addr]`; `addrs` wins). */
   addr?: string;
+  /** Listeners serving only /health* and /metrics (--diagnostic-addr). */
+  diagnosticAddrs?: string[];
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** CA certificates client certificates are verified against (--authentication=tls). */
+  tlsCACertFile?: string;
+  /** Minimum TLS version of https listeners (default 1.2). */
+  minTLSVersion?: MinTLSVersion;
+  /** Octal permissions of unix socket files (default 755). */
+  unixSocketPerm?: string;
   configFile?: string;
   sets?: string[];
   authentication?: AuthenticationMode;
@@ -29,20 +47,14 @@ export interface StartOptions {
 
 export interface RunningServer {
   app: FastifyInstance;
-  /** The base URL the server listens on, e.g. http://127.0.0.1:8181. */
+  /** The base URL of the first listener, e.g. http://127.0.0.1:8181 (unix://path for sockets). */
   url: string;
+  /** The URLs of all listeners: the --addr ones in order, then the diagnostic ones. */
+  urls: string[];
+  /** The URLs of the diagnostic listeners. */
+  diagnosticUrls: string[];
+  /** Close every listener, then the app (plugins, engine). */
   close(): Promise<void>;
-}
-
-/** Split `host:port`, `:port` or `http://host:port` into listen options. */
-export function parseAddr(addr: string): { host: string; port: number } {
-  const bare = addr.replace(/^https?:\/\//, '');
-  const i = bare.lastIndexOf(':');
-  if (i < 0) throw new Error(`invalid address "${addr}": want host:port`);
-  const host = bare.slice(0, i).replace(/^\[|\]$/g, '');
-  const port = Number(bare.slice(i + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid address "${addr}": bad port`);
-  return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
 function hasPlugins(doc: Record<string, unknown>): boolean {
@@ -51,6 +63,17 @@ function hasPlugins(doc: Record<string, unknown>): boolean {
 
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const config = loadConfig({ ...(opts.configFile ? { file: opts.configFile } : {}), sets: opts.sets ?? [], version: opts.version });
+  const plan = planListeners({
+    addrs: opts.addrs && opts.addrs.length > 0 ? opts.addrs : [opts.addr ?? 'localhost:8181'],
+    diagnosticAddrs: opts.diagnosticAddrs ?? [],
+    ...(opts.tlsCertFile ? { tlsCertFile: opts.tlsCertFile } : {}),
+    ...(opts.tlsPrivateKeyFile ? { tlsPrivateKeyFile: opts.tlsPrivateKeyFile } : {}),
+    ...(opts.tlsCACertFile ? { tlsCACertFile: opts.tlsCACertFile } : {}),
+    minTLSVersion: opts.minTLSVersion ?? '1.2',
+    requireClientCert: opts.authentication === 'tls',
+    authorization: opts.authorization === 'basic',
+    unixSocketPerm: opts.unixSocketPerm ?? '755',
+  });
   const serverOpts: BuildServerOptions = {
     config,
     authentication: opts.authentication ?? 'off',
@@ -61,21 +84,29 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     logger: opts.logLevel ? { level: opts.logLevel } : false,
   };
   const app = await buildServer(serverOpts);
+  let listeners: Listener[];
   try {
     await loadPaths(app.regent.engine, app.regent.host, opts.paths ?? [], opts.bundles ?? false);
     if (hasPlugins(config.document)) {
       const plugins = await startPlugins(config.document, app.regent.host, { v0Compatible: opts.v0Compatible ?? false });
       app.regent.attachPlugins(plugins);
     }
-    const { host, port } = parseAddr(opts.addr ?? 'localhost:8181');
-    await app.listen({ host, port });
+    listeners = await startListeners(app, plan);
   } catch (e) {
     await app.close();
     throw e;
   }
-  const address = app.server.address();
-  const url = typeof address === 'object' && address ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
-  return { app, url, close: () => app.close() };
+  const urls = listeners.map((l) => l.url);
+  return {
+    app,
+    url: urls[0]!,
+    urls,
+    diagnosticUrls: listeners.filter((l) => l.diagnostic).map((l) => l.url),
+    close: async () => {
+      await Promise.all(listeners.map((l) => l.close()));
+      await app.close();
+    },
+  };
 }
 
 /** Close the server on SIGINT/SIGTERM; resolves when it has closed. */

@@ -9,6 +9,8 @@ import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
 import { parseJSON, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
+import { goJSONDecode, type GoJSONMode } from './go-json-errors.js';
+import { goYAMLError } from './go-yaml-errors.js';
 
 export interface BodyLimits {
   /** server.decoding.gzip.max_length: cap on the decompressed size. */
@@ -24,7 +26,9 @@ export interface ParsedDocument {
 }
 
 const BIG_NUMBER = /\d{16,}|[eE][+-]?\d{3,}/;
-const parsedBodies = new WeakMap<FastifyRequest, ParsedDocument | undefined>();
+/** Where a request's parsed body is kept (null: parsed, empty). A property, not a WeakMap: cheaper per request. */
+const PARSED_BODY = Symbol('regent.parsedBody');
+type WithParsedBody = FastifyRequest & { [PARSED_BODY]?: ParsedDocument | null };
 
 /** The body bytes as text, gunzipped when `Content-Encoding: gzip` and `gunzip` is set. */
 export function bodyText(req: FastifyRequest, limits: BodyLimits, gunzip = true): string {
@@ -63,7 +67,7 @@ export function nestingDepth(text: string, stopAt = Infinity): number {
 }
 
 /** Parse a JSON or YAML document; `prefix` starts the 400 message on failure. Empty text → undefined. */
-export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
+export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string, mode: GoJSONMode = 'decode'): ParsedDocument | undefined {
   if (text.trim() === '') return undefined;
   // Nesting deeper than maxDepth needs more than maxDepth bracket characters.
   if (text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(`${prefix}: exceeded max depth`);
@@ -78,15 +82,21 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
     }
     return { js: JSON.parse(text) };
   } catch (e) {
-    throw badRequest(`${prefix}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    // OPA's texts: go-yaml's, or Go's json.Decoder's, which reads only the first value (go-json-errors.ts).
+    if (yaml) throw badRequest(`${prefix}: ${goYAMLError(text, e)}`);
+    const go = goJSONDecode(text, mode);
+    if (go.ok && go.end < text.length) return parseDocument(text.slice(0, go.end), yaml, limits, prefix, mode);
+    const message = go.ok ? (e instanceof Error ? e.message.split('\n')[0]! : String(e)) : go.message;
+    throw badRequest(prefix ? `${prefix}: ${message}` : message);
   }
 }
 
 /** The request body parsed once (gzip allowed, YAML by Content-Type). */
 export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
-  if (parsedBodies.has(req)) return parsedBodies.get(req);
+  const cached = (req as WithParsedBody)[PARSED_BODY];
+  if (cached !== undefined) return cached ?? undefined;
   const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix);
-  parsedBodies.set(req, doc);
+  (req as WithParsedBody)[PARSED_BODY] = doc ?? null;
   return doc;
 }
 

@@ -7,10 +7,11 @@ import { RObject, parseJSON, type Value } from '../../runtime/index.js';
 import { fromWireError } from '../engine/evaluate.js';
 import type { EvalOutcome } from '../engine/protocol.js';
 import { bodyText, documentMember, parseDocument, requestDocument, type ParsedDocument } from './body.js';
-import { RequestMetrics, inputPayload, logDecision, newDecisionId, outcomeMetrics, provenance, type ServerContext } from './context.js';
+import { RequestMetrics, inputPayload, logDecision, newDecisionId, provenance, type ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
-import { RawJSON, stringify } from './json.js';
-import { QueryParams, dataQuery, pathSegments, refText } from './params.js';
+import { goJSONError } from './go-json-errors.js';
+import { RawJSON, escapeHTML, stringify } from './json.js';
+import { QueryParams, dataPath, pathSegments, refText, type DataPath } from './params.js';
 import { sendEmpty, sendJSON } from './reply.js';
 
 const MISSING_INPUT_WARNING = { code: 'api_usage_warning', message: "'input' key missing from the request" };
@@ -21,29 +22,32 @@ interface ReadOptions {
   warning?: typeof MISSING_INPUT_WARNING;
 }
 
-/** Evaluate `data.<segs>` and throw the mapped error if evaluation failed. */
-export async function evaluatePath(
+/** Evaluate the document at a data path; errors come back in the outcome. */
+export function evaluatePath(
   ctx: ServerContext,
-  segs: string[],
+  dp: DataPath,
   input: ParsedDocument | undefined,
   opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']>; instrument?: boolean },
 ): Promise<EvalOutcome> {
   const { payload, exact } = inputPayload(input);
-  const outcome = await ctx.engine.evaluate(
-    {
-      query: dataQuery(segs),
-      mode: 'value',
-      // Integer segments index arrays in the query form; only plain names read directly.
-      ...(segs.every((s) => !/^-?\d+$/.test(s)) ? { path: segs } : {}),
-      strictBuiltinErrors: opts.strict,
-      pretty: opts.pretty,
-      ...(payload ? { input: payload } : {}),
-      ...(opts.explain ? { explain: opts.explain } : {}),
-      ...(opts.instrument ? { instrument: true } : {}),
-    },
-    exact,
-  );
-  return outcome;
+  // One object shape for every Data API task (the engine completes it in place).
+  const task = {
+    query: dp.query,
+    mode: 'value' as const,
+    path: dp.direct ? dp.segs : undefined,
+    pathKey: dp.key,
+    strictBuiltinErrors: opts.strict,
+    pretty: opts.pretty,
+    input: payload,
+    explain: opts.explain,
+    instrument: opts.instrument === true ? true : undefined,
+  };
+  return ctx.engine.evaluate(task, exact);
+}
+
+/** The response body when only `result` (or nothing) is asked for: the common case, built directly. */
+function plainResultBody(resultText: string | undefined): string {
+  return resultText === undefined ? '{}\n' : '{"result":' + escapeHTML(resultText) + '}\n';
 }
 
 async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, opts: ReadOptions): Promise<FastifyReply> {
@@ -52,11 +56,12 @@ async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   const wantMetrics = params.bool('metrics') || params.bool('instrument');
   const pretty = params.bool('pretty');
   const explain = params.explain();
-  const segs = pathSegments(req.url, '/v1/data');
+  const provenanceWanted = params.bool('provenance');
+  const dp = dataPath(req.url, '/v1/data');
   const decisionId = newDecisionId(ctx);
-  const outcome = await evaluatePath(ctx, segs, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
-  metrics.add(outcomeMetrics(outcome));
-  const path = segs.join('/');
+  const outcome = await evaluatePath(ctx, dp, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
+  metrics.addOutcome(outcome);
+  const path = decisionId === undefined ? undefined : dp.segs.join('/');
   if (outcome.error) {
     const err = fromWireError(outcome.error);
     logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
@@ -64,8 +69,11 @@ async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   }
   logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
   const defined = outcome.resultText !== undefined;
+  if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning && decisionId === undefined) {
+    return sendJSON(req, reply, 200, plainResultBody(outcome.resultText));
+  }
   const body = {
-    provenance: params.bool('provenance') ? provenance(ctx) : undefined,
+    provenance: provenanceWanted ? provenance(ctx) : undefined,
     metrics: wantMetrics ? metrics.snapshot() : undefined,
     result: defined ? new RawJSON(outcome.resultText!) : undefined,
     warning: opts.warning,
@@ -79,8 +87,8 @@ function parseInputParam(params: QueryParams): ParsedDocument | undefined {
   const text = params.last('input');
   if (text === undefined) return undefined;
   const limits = { gzipMaxLength: Infinity, maxDepth: 1000 };
-  const doc = parseDocument(text, false, limits, 'parameter contains malformed input document');
-  if (doc === undefined) throw badRequest('parameter contains malformed input document: unexpected end of JSON input');
+  const doc = parseDocument(text, false, limits, 'parameter contains malformed input document', 'unmarshal');
+  if (doc === undefined) throw badRequest(`parameter contains malformed input document: ${goJSONError(text, 'unmarshal')}`);
   return doc;
 }
 
@@ -97,8 +105,8 @@ function postInput(ctx: ServerContext, req: FastifyRequest): { input?: ParsedDoc
 /** The parsed JSON body of PUT/PATCH (no gzip, no YAML, exact numbers). */
 function jsonBody(ctx: ServerContext, req: FastifyRequest): Value {
   const text = bodyText(req, ctx.limits, false);
-  const doc = parseDocument(text, false, ctx.limits, 'body contains malformed document');
-  if (doc === undefined) throw badRequest('EOF');
+  const doc = parseDocument(text, false, ctx.limits, ''); // OPA reports the decoder's error as is
+  if (doc === undefined) throw badRequest(goJSONError(text));
   return doc.exact ?? parseJSON(JSON.stringify(doc.js));
 }
 
@@ -181,11 +189,12 @@ async function deleteData(ctx: ServerContext, req: FastifyRequest, reply: Fastif
 }
 
 /** POST /v0/data and POST /: the body is the input; the answer is the bare value. */
-export async function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, segs: string[], logPath: string): Promise<FastifyReply> {
+export async function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, dp: DataPath, logPath: string): Promise<FastifyReply> {
+  const segs = dp.segs;
   const params = QueryParams.fromUrl(req.url);
   const doc = requestDocument(req, ctx.limits, 'unexpected parse error for input: body contains malformed input document') ?? { js: null };
   const decisionId = newDecisionId(ctx);
-  const outcome = await evaluatePath(ctx, segs, doc, { strict: false, pretty: params.bool('pretty') });
+  const outcome = await evaluatePath(ctx, dp, doc, { strict: false, pretty: params.bool('pretty') });
   if (outcome.error) {
     logDecision(ctx, req, { decisionId, path: logPath, input: doc, error: outcome.error });
     throw fromWireError(outcome.error);
@@ -199,7 +208,7 @@ export async function webhookDecision(ctx: ServerContext, req: FastifyRequest, r
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const gzip = { gzip: true, handler: 'v1/data' };
+  const gzip = { handler: 'v1/data' };
   for (const url of ['/v1/data', '/v1/data/*']) {
     app.get(url, { config: gzip }, (req, reply) => {
       const params = QueryParams.fromUrl(req.url);
@@ -211,9 +220,9 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServerContext): vo
   }
   app.delete('/v1/data/*', { config: { handler: 'v1/data' } }, (req, reply) => deleteData(ctx, req, reply));
   for (const url of ['/v0/data', '/v0/data/*']) {
-    app.post(url, { config: { gzip: true, handler: 'v0/data' } }, (req, reply) => {
-      const segs = pathSegments(req.url, '/v0/data');
-      return webhookDecision(ctx, req, reply, segs, segs.join('/'));
+    app.post(url, { config: { handler: 'v0/data' } }, (req, reply) => {
+      const dp = dataPath(req.url, '/v0/data');
+      return webhookDecision(ctx, req, reply, dp, dp.segs.join('/'));
     });
   }
 }

@@ -82,6 +82,38 @@ export function dataQuery(segs: string[]): string {
   return q;
 }
 
+/** A Data API path resolved once: segments, the Rego query, and whether it can be read directly. */
+export interface DataPath {
+  segs: string[];
+  /** The Rego query naming the document, e.g. `data["rbac"]["allow"]`. */
+  query: string;
+  /** Only plain names: the evaluator reads the document without running the query (integer segments index arrays in the query form). */
+  direct: boolean;
+  /** The segments joined by NUL: a cache key for the path. */
+  key: string;
+}
+
+const DATA_PATH_CACHE_LIMIT = 1000;
+const dataPaths = new Map<string, DataPath>();
+
+/** A DataPath for given segments (throws for segments that make no valid ref). */
+export function toDataPath(segs: string[]): DataPath {
+  return { segs, query: dataQuery(segs), direct: segs.every((s) => !/^-?\d+$/.test(s)), key: segs.join('\u0000') };
+}
+
+/** The data path of a request URL after `prefix`, cached per URL path (decision traffic repeats a few paths). */
+export function dataPath(url: string, prefix: string): DataPath {
+  const path = urlPath(url);
+  const cacheKey = prefix + '\u0000' + path;
+  let dp = dataPaths.get(cacheKey);
+  if (dp === undefined) {
+    dp = toDataPath(pathSegments(path, prefix));
+    if (dataPaths.size >= DATA_PATH_CACHE_LIMIT) dataPaths.clear();
+    dataPaths.set(cacheKey, dp);
+  }
+  return dp;
+}
+
 /** A data path as OPA prints refs in messages: `data.a.b`, `data.x["a-b"]`, `data.a[0]`. */
 export function refText(segs: string[]): string {
   let out = 'data';

@@ -4,11 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromWireError } from '../engine/evaluate.js';
 import { bodyText, documentMember, parseDocument, type ParsedDocument } from './body.js';
-import { RequestMetrics, inputPayload, logDecision, newDecisionId, outcomeMetrics, type ServerContext } from './context.js';
+import { RequestMetrics, inputPayload, logDecision, newDecisionId, type ServerContext } from './context.js';
 import { webhookDecision } from './data.js';
 import { ApiError, badRequest, toApiError } from './errors.js';
+import { goJSONError } from './go-json-errors.js';
 import { RawJSON, stringify } from './json.js';
-import { QueryParams, configPathSegments } from './params.js';
+import { QueryParams, configPathSegments, toDataPath } from './params.js';
 import { sendJSON } from './reply.js';
 
 async function runQuery(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, query: string, input: ParsedDocument | undefined): Promise<FastifyReply> {
@@ -30,7 +31,7 @@ async function runQuery(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
     },
     exact,
   );
-  metrics.add(outcomeMetrics(outcome));
+  metrics.addOutcome(outcome);
   if (outcome.error) {
     logDecision(ctx, req, { decisionId, query, input, error: outcome.error });
     throw toApiError(fromWireError(outcome.error), 'query');
@@ -46,8 +47,9 @@ async function runQuery(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
 
 function postBody(ctx: ServerContext, req: FastifyRequest): { query: string; input?: ParsedDocument } {
   const prefix = 'error(s) occurred while decoding request';
-  const doc = parseDocument(bodyText(req, ctx.limits, false), false, ctx.limits, prefix);
-  if (doc === undefined) throw badRequest(`${prefix}: EOF`);
+  const text = bodyText(req, ctx.limits, false);
+  const doc = parseDocument(text, false, ctx.limits, prefix);
+  if (doc === undefined) throw badRequest(`${prefix}: ${goJSONError(text)}`);
   if (doc.js === null || typeof doc.js !== 'object' || Array.isArray(doc.js)) throw badRequest(`${prefix}: the request body must be an object`);
   const query = (doc.js as Record<string, unknown>).query;
   if (query !== undefined && typeof query !== 'string') throw badRequest(`${prefix}: query must be a string`);
@@ -69,6 +71,6 @@ export function registerQueryRoutes(app: FastifyInstance, ctx: ServerContext): v
   });
   app.post('/', { config: { handler: 'index' } }, (req, reply) => {
     const segs = configPathSegments(ctx.config.defaultDecision);
-    return webhookDecision(ctx, req, reply, segs, segs.join('/'));
+    return webhookDecision(ctx, req, reply, toDataPath(segs), segs.join('/'));
   });
 }

@@ -11,11 +11,24 @@ export interface EncodingOptions {
   gzipLevel: number;
 }
 
-/** Route config flag: this route's responses may be gzip-compressed. */
+/** Route config: the label of the http_request_duration_seconds metric (OPA's handler names). */
 export interface RouteFlags {
-  gzip?: boolean;
-  /** Label for the http_request_duration_seconds metric (OPA's handler names). */
   handler?: string;
+}
+
+/** Under `prefix` exactly: the prefix itself, a sub-path, or the prefix with a query. */
+function under(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url.charCodeAt(prefix.length);
+  return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
+}
+
+/** The requests whose responses OPA may gzip: GET/POST under /v0/data and /v1/data, POST under /v1/compile. */
+export function compressible(req: FastifyRequest): boolean {
+  const method = req.method;
+  const url = req.url;
+  if (method === 'POST') return under(url, '/v1/data') || under(url, '/v0/data') || under(url, '/v1/compile');
+  return method === 'GET' && (under(url, '/v1/data') || under(url, '/v0/data'));
 }
 
 function acceptsGzip(req: FastifyRequest): boolean {
@@ -35,18 +48,17 @@ function encodingOf(req: FastifyRequest): EncodingOptions {
 
 function send(req: FastifyRequest, reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
   reply.code(status).header('content-type', contentType);
-  const flags = (reply.routeOptions.config ?? {}) as RouteFlags;
-  if (flags.gzip) {
+  if (compressible(req)) {
     reply.header('vary', 'Accept-Encoding');
-    const enc = encodingOf(req);
-    const bytes = Buffer.from(text, 'utf8');
-    if (acceptsGzip(req) && bytes.length >= enc.gzipMinLength) {
+    if (acceptsGzip(req)) {
+      const enc = encodingOf(req);
+      const bytes = Buffer.from(text, 'utf8');
+      if (bytes.length < enc.gzipMinLength) return reply.send(bytes);
       reply.header('content-encoding', 'gzip');
       return reply.send(gzipSync(bytes, { level: enc.gzipLevel }));
     }
-    return reply.send(bytes);
   }
-  return reply.send(Buffer.from(text, 'utf8'));
+  return reply.send(text);
 }
 
 export function sendJSON(req: FastifyRequest, reply: FastifyReply, status: number, text: string): FastifyReply {

@@ -1,16 +1,17 @@
 // Authorization (`--authorization=basic`): before routing, every request is
 // checked by the policy at `default_authorization_decision` (default
 // data.system.authz.allow) with OPA's input document: method, path segments,
-// params, headers (Go canonical names), identity, and for POSTs to `/`, `/v0/data…`
-// and `/v1/data…` the parsed body. `true` or `{"allowed": true}` lets the request
-// through; anything else is 401 (with the policy's `reason` when given) or 500.
+// params, headers (Go canonical names), identity, client_certificates (TLS
+// authentication only), and for POSTs to `/`, `/v0/data…` and `/v1/data…` the
+// parsed body. `true` or `{"allowed": true}` lets the request through; anything
+// else is 401 (with the policy's `reason` when given) or 500.
 import type { FastifyRequest } from 'fastify';
 import { RObject, fromJS, type Value } from '../../runtime/index.js';
 import { requestDocument } from '../api/body.js';
 import type { ServerContext } from '../api/context.js';
 import { ApiError, MSG, toApiError } from '../api/errors.js';
 import { QueryParams, configPathSegments, dataQuery, urlPath } from '../api/params.js';
-import { tokenIdentity, type AuthenticationMode } from './identity.js';
+import { tlsPeer, tokenIdentity, type AuthenticationMode } from './identity.js';
 
 /** `content-type` → `Content-Type`, as Go's http.Header keys. */
 export function canonicalHeaderName(name: string): string {
@@ -61,6 +62,12 @@ export function authzInput(ctx: ServerContext, req: FastifyRequest, authenticati
   if (authentication === 'token') {
     const identity = tokenIdentity(req);
     if (identity !== undefined) input.set('identity', identity);
+  } else if (authentication === 'tls') {
+    const peer = tlsPeer(req);
+    if (peer !== undefined) {
+      input.set('identity', peer.identity);
+      input.set('client_certificates', peer.certificates);
+    }
   }
   if (bodyAllowed(input.get('method') as string, path) && Buffer.isBuffer(req.body) && req.body.length > 0) {
     const doc = requestDocument(req, ctx.limits, 'body contains malformed input document');

@@ -171,7 +171,10 @@ export class Engine {
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */
   evaluate(task: Omit<EvalTask, 'generation' | 'timeoutMs' | 'taskId'>, input?: Value): Promise<EvalOutcome> {
-    const full: EvalTask = { ...task, generation: this.generationValue, ...(this.evalTimeoutMs > 0 ? { timeoutMs: this.evalTimeoutMs } : {}) };
+    // The caller's task object is completed in place: no copy on the hot path.
+    const full = task as EvalTask;
+    full.generation = this.generationValue;
+    if (this.evalTimeoutMs > 0) full.timeoutMs = this.evalTimeoutMs;
     if (input !== undefined && !(this.evaluator instanceof InProcessEvaluator)) full.input = { kind: 'text', text: toJSONText(input) };
     return this.evaluator.evaluate(full, input);
   }

@@ -83,7 +83,7 @@ export class EvalCore {
 
   /** The document at a data path, read directly (the Data API's common case). */
   private readDocument(task: EvalTask, path: string[], input: Value | undefined, timers: Record<string, number>): EvalOutcome {
-    const key = path.join('\u0000');
+    const key = task.pathKey ?? path.join('\u0000');
     let decide = this.decisions.get(key);
     const cacheHit = decide !== undefined;
     if (!decide) {
@@ -110,9 +110,13 @@ export class EvalCore {
     const timers: Record<string, number> = {};
     let cacheHit = false;
     try {
-      let t = nowNs();
-      const inputValue = input ?? decodeInput(task.input);
-      if (task.input !== undefined) timers.timer_rego_input_parse_ns = since(t);
+      let t: bigint;
+      let inputValue = input;
+      if (task.input !== undefined && inputValue === undefined) {
+        t = nowNs();
+        inputValue = decodeInput(task.input);
+        timers.timer_rego_input_parse_ns = since(t);
+      }
       // Instrumented requests compile the query form, so its stages can be timed.
       if (task.path && !task.explain && !task.instrument && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
       const { prepared, hit } = this.prepare(task.query, timers, task.instrument === true);

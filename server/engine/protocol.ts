@@ -21,8 +21,10 @@ export interface EvalTask {
    * For Data API reads: the document path the query names (`['rbac', 'allow']`).
    * The evaluator then reads the document directly instead of running the query.
    */
-  path?: string[];
-  input?: InputPayload;
+  path?: string[] | undefined;
+  /** `path` joined by NUL, when the caller has it at hand (a cache key). */
+  pathKey?: string | undefined;
+  input?: InputPayload | undefined;
   strictBuiltinErrors: boolean;
   /** Evaluation time limit in ms, counted from when the evaluation starts. */
   timeoutMs?: number;
@@ -31,8 +33,8 @@ export interface EvalTask {
   /** Render the result with a 2-space indent. */
   pretty: boolean;
   /** Add query-compile stage timers (`timer_query_compile_stage_*_ns`) when the query is compiled. */
-  instrument?: boolean;
-  explain?: ExplainMode;
+  instrument?: boolean | undefined;
+  explain?: ExplainMode | undefined;
 }
 
 /** A typed error flattened for transfer. */

@@ -134,6 +134,24 @@ describe('Health, Config, Status, Metrics', () => {
     expect(r.status).toBe(200);
     expect(r.text).toMatch(/http_request_duration_seconds_bucket\{[^}]*code="200"[^}]*handler="v1\/data"[^}]*method="get"/);
   });
+
+  it('counts each request once, 404s and 405s included', async () => {
+    const count = async (labels: string): Promise<number> => {
+      const text = (await call(server, 'GET', '/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith(`http_request_duration_seconds_count{${labels}}`));
+      return line === undefined ? 0 : Number(line.split(' ')[1]);
+    };
+    const before404 = await count('code="404",handler="catchall",method="get"');
+    const before405 = await count('code="405",handler="catchall",method="delete"');
+    const beforeHealth = await count('code="200",handler="health",method="get"');
+    await call(server, 'GET', '/no/such/path');
+    await call(server, 'GET', '/no/such/path');
+    await call(server, 'DELETE', '/v1/data');
+    await call(server, 'GET', '/health');
+    expect(await count('code="404",handler="catchall",method="get"')).toBe(before404 + 2);
+    expect(await count('code="405",handler="catchall",method="delete"')).toBe(before405 + 1);
+    expect(await count('code="200",handler="health",method="get"')).toBe(beforeHealth + 1);
+  });
 });
 
 describe('routing and limits', () => {

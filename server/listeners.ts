@@ -1,0 +1,257 @@
+// The listeners of `regent run --server`, as OPA's: repeatable --addr and
+// --diagnostic-addr in the forms host:port, :port, http://, https:// and
+// unix://path (abstract unix://@name sockets are refused), https assumed for
+// scheme-less addresses when a certificate is configured; TLS with --tls-cert-file,
+// --tls-private-key-file, --tls-ca-cert-file and --min-tls-version, client
+// certificates required and verified in --authentication=tls mode. Each listener
+// is its own node http/https server whose requests go into the one Fastify app
+// (app.routing), so routes, hooks and metrics are shared. Diagnostic listeners
+// serve only /health, /health/* and /metrics; anything else is 404, after
+// authorization when it is on (OPA wraps the diagnostic router in authz too).
+import { X509Certificate } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { chmodSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import tls from 'node:tls';
+import type { FastifyInstance } from 'fastify';
+import { attachTLSPeer } from './auth/identity.js';
+
+export type MinTLSVersion = '1.0' | '1.1' | '1.2' | '1.3';
+export const MIN_TLS_VERSIONS: readonly MinTLSVersion[] = ['1.0', '1.1', '1.2', '1.3'];
+const SECURE_VERSIONS: Record<MinTLSVersion, tls.SecureVersion> = { '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
+
+export interface ListenAddress {
+  scheme: 'http' | 'https' | 'unix';
+  /** TCP host ('' = all interfaces) and port. */
+  host: string;
+  port: number;
+  /** Unix socket path. */
+  path: string;
+}
+
+/** Parse one --addr value; scheme-less addresses are https when a certificate is configured. */
+export function parseListenAddress(addr: string, httpsByDefault: boolean): ListenAddress {
+  const full = addr.includes('://') ? addr : `${httpsByDefault ? 'https' : 'http'}://${addr}`;
+  const sep = full.indexOf('://');
+  const scheme = full.slice(0, sep).toLowerCase();
+  const rest = full.slice(sep + 3);
+  if (scheme === 'unix') {
+    const path = rest.split(/[?#]/, 1)[0]!;
+    if (path === '') throw new Error(`invalid address "${addr}": missing socket path`);
+    // Node binds abstract names NUL-padded to the full sun_path, a different
+    // name from the one other clients (curl, Go) connect to.
+    if (path.startsWith('@')) throw new Error(`invalid address "${addr}": abstract unix sockets are not supported`);
+    return { scheme, host: '', port: 0, path };
+  }
+  if (scheme !== 'http' && scheme !== 'https') throw new Error(`invalid url scheme "${scheme}"`);
+  let authority = rest.split(/[/?#]/, 1)[0]!;
+  authority = authority.slice(authority.lastIndexOf('@') + 1);
+  // Go's http.Server treats an empty address as ":http" / ":https".
+  if (authority === '') return { scheme, host: '', port: scheme === 'https' ? 443 : 80, path: '' };
+  const m = /^(?:\[([^\]]*)\]|([^:[\]]*)):(\d*)$/.exec(authority);
+  if (!m) throw new Error(`invalid address "${addr}": missing port in address (want [host]:port)`);
+  const port = m[3] === '' ? 0 : Number(m[3]);
+  if (!Number.isInteger(port) || port > 65535) throw new Error(`invalid address "${addr}": bad port`);
+  return { scheme, host: m[1] ?? m[2] ?? '', port, path: '' };
+}
+
+export interface ListenerOptions {
+  addrs: string[];
+  diagnosticAddrs?: string[];
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tlsCACertFile?: string;
+  minTLSVersion?: MinTLSVersion;
+  /** Require and verify client certificates on https listeners (--authentication=tls). */
+  requireClientCert?: boolean;
+  /** Whether --authorization=basic is on (diagnostic 404s then come after authz). */
+  authorization?: boolean;
+  /** Octal mode of unix sockets (OPA's --unix-socket-perm, default 755). */
+  unixSocketPerm?: string;
+}
+
+interface TLSMaterial {
+  cert?: Buffer;
+  key?: Buffer;
+  ca?: Buffer;
+  /** DER of the trusted client CAs (Node's default roots without a CA file). */
+  anchors: () => readonly Buffer[];
+}
+
+export interface ListenerPlan {
+  listeners: { address: ListenAddress; diagnostic: boolean }[];
+  tls: TLSMaterial;
+  options: ListenerOptions;
+  /** Unix socket file mode. */
+  mode: number;
+}
+
+function read(file: string, what: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new Error(`read ${what}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function pemCertificates(pem: string): Buffer[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.flatMap((b) => {
+    try {
+      return [new X509Certificate(b).raw];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function loadTLS(o: ListenerOptions): TLSMaterial {
+  if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be specified together');
+  const out: TLSMaterial = { anchors: () => [] };
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+    out.cert = read(o.tlsCertFile, 'TLS certificate file');
+    out.key = read(o.tlsPrivateKeyFile, 'TLS private key file');
+    try {
+      tls.createSecureContext({ cert: out.cert, key: out.key });
+    } catch (e) {
+      throw new Error(`invalid TLS certificate or key (${o.tlsCertFile}, ${o.tlsPrivateKeyFile}): ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  let roots: Buffer[] | undefined;
+  if (o.tlsCACertFile) {
+    out.ca = read(o.tlsCACertFile, 'CA cert file');
+    roots = pemCertificates(out.ca.toString('latin1'));
+    if (roots.length === 0) throw new Error(`failed to parse CA cert "${o.tlsCACertFile}"`);
+  }
+  out.anchors = () => (roots ??= pemCertificates(tls.rootCertificates.join('\n')));
+  return out;
+}
+
+/** Validate the options and addresses (no sockets yet): every startup error is thrown here. */
+export function planListeners(o: ListenerOptions): ListenerPlan {
+  const material = loadTLS(o);
+  const httpsByDefault = material.cert !== undefined;
+  const listeners = [
+    ...o.addrs.map((a) => ({ address: parseListenAddress(a, httpsByDefault), diagnostic: false })),
+    ...(o.diagnosticAddrs ?? []).map((a) => ({ address: parseListenAddress(a, httpsByDefault), diagnostic: true })),
+  ];
+  if (listeners.length === 0) throw new Error('no listen address');
+  for (const { address } of listeners)
+    if (address.scheme === 'https' && !material.cert) throw new Error('TLS certificate required but not supplied: https listeners need --tls-cert-file and --tls-private-key-file');
+  const perm = o.unixSocketPerm ?? '755';
+  if (!/^[0-7]{1,4}$/.test(perm)) throw new Error(`invalid --unix-socket-perm "${perm}": want an octal mode such as 755`);
+  return { listeners, tls: material, options: o, mode: parseInt(perm, 8) };
+}
+
+export interface Listener {
+  url: string;
+  diagnostic: boolean;
+  close(): Promise<void>;
+}
+
+const DIAGNOSTIC_PATH = /^\/(?:health(?:\/.*)?|metrics)$/;
+const diagnosticRejects = new WeakSet<IncomingMessage>();
+
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+}
+
+/**
+ * Diagnostic requests: /health* and /metrics go to the app. Other paths are 404;
+ * with authorization on they still pass the authz hook first (a preHandler,
+ * registered after index.ts's), which runs before the 404 answer here.
+ */
+function diagnosticHandler(app: FastifyInstance, authorization: boolean): http.RequestListener {
+  if (authorization)
+    app.addHook('preHandler', (req, reply, done) => {
+      if (diagnosticRejects.has(req.raw)) void reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n');
+      else done();
+    });
+  return (req, res) => {
+    if (DIAGNOSTIC_PATH.test((req.url ?? '/').split('?', 1)[0]!)) return app.routing(req, res);
+    if (!authorization) return notFound(res);
+    diagnosticRejects.add(req);
+    app.routing(req, res);
+  };
+}
+
+/** Go listens on one address of a host name, preferring IPv4. */
+async function resolveHost(host: string): Promise<string | undefined> {
+  if (host === '') return undefined;
+  if (isIP(host)) return host;
+  const addrs = await lookup(host, { all: true });
+  return (addrs.find((a) => a.family === 4) ?? addrs[0])?.address ?? host;
+}
+
+async function startOne(app: FastifyInstance, plan: ListenerPlan, address: ListenAddress, handler: http.RequestListener, diagnostic: boolean): Promise<Listener> {
+  const { options: o, tls: material } = plan;
+  const tcp = address.scheme !== 'unix' ? { keepAlive: true, keepAliveInitialDelay: 180_000 } : {};
+  let server: http.Server;
+  if (address.scheme === 'https') {
+    const min = o.minTLSVersion ?? '1.2';
+    server = https.createServer(
+      {
+        ...tcp,
+        cert: material.cert,
+        key: material.key,
+        ...(material.ca ? { ca: material.ca } : {}),
+        minVersion: SECURE_VERSIONS[min],
+        // OpenSSL 3's default security level refuses TLS 1.0/1.1 outright.
+        ...(min === '1.0' || min === '1.1' ? { ciphers: `${tls.DEFAULT_CIPHERS}:@SECLEVEL=0` } : {}),
+        requestCert: o.requireClientCert ?? false,
+        rejectUnauthorized: o.requireClientCert ?? false,
+      },
+      handler,
+    );
+    if (o.requireClientCert) server.on('secureConnection', (socket: tls.TLSSocket) => attachTLSPeer(socket, material.anchors));
+  } else server = http.createServer(tcp, handler);
+  const cfg = app.initialConfig;
+  server.keepAliveTimeout = cfg.keepAliveTimeout ?? 72_000;
+  server.requestTimeout = (cfg as { requestTimeout?: number }).requestTimeout ?? 0;
+  server.setTimeout(cfg.connectionTimeout ?? 0);
+  server.on('clientError', (err, socket) => app.server.emit('clientError', err, socket));
+
+  // A leftover socket file is removed first, as OPA does (other files are left alone).
+  if (address.scheme === 'unix' && lstatSync(address.path, { throwIfNoEntry: false })?.isSocket()) unlinkSync(address.path);
+  const host = address.scheme === 'unix' ? undefined : await resolveHost(address.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const done = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (address.scheme === 'unix') server.listen(address.path, done);
+    else server.listen({ port: address.port, ...(host !== undefined ? { host } : {}) }, done);
+  });
+  if (address.scheme === 'unix') chmodSync(address.path, plan.mode);
+
+  const bound = server.address();
+  const url =
+    typeof bound === 'object' && bound
+      ? `${address.scheme}://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
+      : `unix://${address.path}`;
+  const close = (): Promise<void> =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  return { url, diagnostic, close };
+}
+
+/** Start every planned listener (the app becomes ready first); on failure, close those started. */
+export async function startListeners(app: FastifyInstance, plan: ListenerPlan): Promise<Listener[]> {
+  const authorization = plan.options.authorization ?? false;
+  const diagnostic = plan.listeners.some((l) => l.diagnostic) ? diagnosticHandler(app, authorization) : undefined;
+  await app.ready();
+  const main: http.RequestListener = (req, res) => app.routing(req, res);
+  const started: Listener[] = [];
+  try {
+    for (const l of plan.listeners) started.push(await startOne(app, plan, l.address, l.diagnostic ? diagnostic! : main, l.diagnostic));
+  } catch (e) {
+    await Promise.all(started.map((l) => l.close()));
+    throw e;
+  }
+  return started;
+}
