@@ -28,7 +28,7 @@ export function evaluatePath(
   dp: DataPath,
   input: ParsedDocument | undefined,
   opts: { strict: boolean; pretty: boolean; explain?: ReturnType<QueryParams['explain']>; instrument?: boolean },
-): Promise<EvalOutcome> {
+): EvalOutcome | Promise<EvalOutcome> {
   const { payload, exact } = inputPayload(input);
   // One object shape for every Data API task (the engine completes it in place).
   const task = {
@@ -42,7 +42,12 @@ export function evaluatePath(
     explain: opts.explain,
     instrument: opts.instrument === true ? true : undefined,
   };
-  return ctx.engine.evaluate(task, exact);
+  return ctx.engine.evaluateNow(task, exact);
+}
+
+/** Continue with `fn` now when the outcome is at hand (in-process evaluation), or once it arrives. */
+function withOutcome<T>(pending: EvalOutcome | Promise<EvalOutcome>, fn: (outcome: EvalOutcome) => T): T | Promise<T> {
+  return pending instanceof Promise ? pending.then(fn) : fn(pending);
 }
 
 /** The response body when only `result` (or nothing) is asked for: the common case, built directly. */
@@ -50,7 +55,8 @@ function plainResultBody(resultText: string | undefined): string {
   return resultText === undefined ? '{}\n' : '{"result":' + escapeHTML(resultText) + '}\n';
 }
 
-async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, opts: ReadOptions): Promise<FastifyReply> {
+// Not async: with in-process evaluation the whole request is answered synchronously.
+function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, opts: ReadOptions): FastifyReply | Promise<FastifyReply> {
   const { params } = opts;
   const metrics = new RequestMetrics();
   const wantMetrics = params.bool('metrics') || params.bool('instrument');
@@ -59,28 +65,30 @@ async function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyR
   const provenanceWanted = params.bool('provenance');
   const dp = dataPath(req.url, '/v1/data');
   const decisionId = newDecisionId(ctx);
-  const outcome = await evaluatePath(ctx, dp, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
-  metrics.addOutcome(outcome);
-  const path = decisionId === undefined ? undefined : dp.segs.join('/');
-  if (outcome.error) {
-    const err = fromWireError(outcome.error);
-    logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
-    throw err;
-  }
-  logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
-  const defined = outcome.resultText !== undefined;
-  if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning && decisionId === undefined) {
-    return sendJSON(req, reply, 200, plainResultBody(outcome.resultText));
-  }
-  const body = {
-    provenance: provenanceWanted ? provenance(ctx) : undefined,
-    metrics: wantMetrics ? metrics.snapshot() : undefined,
-    result: defined ? new RawJSON(outcome.resultText!) : undefined,
-    warning: opts.warning,
-    decision_id: decisionId,
-    explanation: explain && (defined || explain === 'full') ? (outcome.explanation ?? []) : undefined,
-  };
-  return sendJSON(req, reply, 200, stringify(body, pretty));
+  const pending = evaluatePath(ctx, dp, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
+  return withOutcome(pending, (outcome) => {
+    metrics.addOutcome(outcome);
+    const path = decisionId === undefined ? undefined : dp.segs.join('/');
+    if (outcome.error) {
+      const err = fromWireError(outcome.error);
+      logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
+      throw err;
+    }
+    logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
+    const defined = outcome.resultText !== undefined;
+    if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning && decisionId === undefined) {
+      return sendJSON(req, reply, 200, plainResultBody(outcome.resultText));
+    }
+    const body = {
+      provenance: provenanceWanted ? provenance(ctx) : undefined,
+      metrics: wantMetrics ? metrics.snapshot() : undefined,
+      result: defined ? new RawJSON(outcome.resultText!) : undefined,
+      warning: opts.warning,
+      decision_id: decisionId,
+      explanation: explain && (defined || explain === 'full') ? (outcome.explanation ?? []) : undefined,
+    };
+    return sendJSON(req, reply, 200, stringify(body, pretty));
+  });
 }
 
 function parseInputParam(params: QueryParams): ParsedDocument | undefined {
@@ -189,22 +197,23 @@ async function deleteData(ctx: ServerContext, req: FastifyRequest, reply: Fastif
 }
 
 /** POST /v0/data and POST /: the body is the input; the answer is the bare value. */
-export async function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, dp: DataPath, logPath: string): Promise<FastifyReply> {
+export function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, dp: DataPath, logPath: string): FastifyReply | Promise<FastifyReply> {
   const segs = dp.segs;
   const params = QueryParams.fromUrl(req.url);
   const doc = requestDocument(req, ctx.limits, 'unexpected parse error for input: body contains malformed input document') ?? { js: null };
   const decisionId = newDecisionId(ctx);
-  const outcome = await evaluatePath(ctx, dp, doc, { strict: false, pretty: params.bool('pretty') });
-  if (outcome.error) {
-    logDecision(ctx, req, { decisionId, path: logPath, input: doc, error: outcome.error });
-    throw fromWireError(outcome.error);
-  }
-  logDecision(ctx, req, { decisionId, path: logPath, input: doc, resultText: outcome.resultText });
-  if (outcome.resultText === undefined) {
-    const kind = ctx.engine.hasRulesFor(segs) ? 'document undefined' : 'document missing';
-    throw new ApiError(404, 'undefined_document', `${kind}: ${refText(segs)}`);
-  }
-  return sendJSON(req, reply, 200, outcome.resultText + '\n');
+  return withOutcome(evaluatePath(ctx, dp, doc, { strict: false, pretty: params.bool('pretty') }), (outcome) => {
+    if (outcome.error) {
+      logDecision(ctx, req, { decisionId, path: logPath, input: doc, error: outcome.error });
+      throw fromWireError(outcome.error);
+    }
+    logDecision(ctx, req, { decisionId, path: logPath, input: doc, resultText: outcome.resultText });
+    if (outcome.resultText === undefined) {
+      const kind = ctx.engine.hasRulesFor(segs) ? 'document undefined' : 'document missing';
+      throw new ApiError(404, 'undefined_document', `${kind}: ${refText(segs)}`);
+    }
+    return sendJSON(req, reply, 200, outcome.resultText + '\n');
+  });
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServerContext): void {

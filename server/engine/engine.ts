@@ -171,11 +171,20 @@ export class Engine {
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */
   evaluate(task: Omit<EvalTask, 'generation' | 'timeoutMs' | 'taskId'>, input?: Value): Promise<EvalOutcome> {
+    return Promise.resolve(this.evaluateNow(task, input));
+  }
+
+  /**
+   * Like evaluate, but in-process evaluation answers synchronously (no promise),
+   * so a request handler can reply in the same tick.
+   */
+  evaluateNow(task: Omit<EvalTask, 'generation' | 'timeoutMs' | 'taskId'>, input?: Value): EvalOutcome | Promise<EvalOutcome> {
     // The caller's task object is completed in place: no copy on the hot path.
     const full = task as EvalTask;
     full.generation = this.generationValue;
     if (this.evalTimeoutMs > 0) full.timeoutMs = this.evalTimeoutMs;
-    if (input !== undefined && !(this.evaluator instanceof InProcessEvaluator)) full.input = { kind: 'text', text: toJSONText(input) };
+    if (this.evaluator instanceof InProcessEvaluator) return this.core.run(full, input);
+    if (input !== undefined) full.input = { kind: 'text', text: toJSONText(input) };
     return this.evaluator.evaluate(full, input);
   }
 

@@ -65,15 +65,16 @@ export class PoolEvaluator implements Evaluator {
   }
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
+    // Without a time limit a task needs no abort machinery: hand it straight over.
+    if (task.timeoutMs === undefined) return (await this.pool.run(task)) as EvalOutcome;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const taskId = this.nextTaskId++;
-    if (task.timeoutMs !== undefined) {
-      const limit = task.timeoutMs + (this.opts.graceMs ?? 250);
-      this.starting.set(taskId, () => (timer = setTimeout(() => abort.abort(), limit)));
-    }
+    const limit = task.timeoutMs + (this.opts.graceMs ?? 250);
+    this.starting.set(taskId, () => (timer = setTimeout(() => abort.abort(), limit)));
     try {
-      return (await this.pool.run({ ...task, taskId }, { signal: abort.signal })) as EvalOutcome;
+      task.taskId = taskId;
+      return (await this.pool.run(task, { signal: abort.signal })) as EvalOutcome;
     } catch (e) {
       if (abort.signal.aborted) {
         return { timers: {}, cacheHit: false, error: { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' } };
