@@ -19,6 +19,11 @@ export interface CompileOptions {
    * default) or a tree of closures (`closures`). Both must agree on every case.
    */
   backend?: 'js' | 'closures';
+  /**
+   * Receives the time of each module-compile stage in ns, as
+   * `timer_compile_stage_<pass>_ns` (OPA's `instrument` metrics).
+   */
+  stageTimers?: Record<string, number>;
 }
 
 export interface EvalOptions {

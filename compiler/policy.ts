@@ -4,7 +4,7 @@ import type { CompileOptions, EvalOptions, Policy, PrepareOptions, PreparedQuery
 import type { Body, Module } from './ast/nodes.js';
 import { RegoError, RegoErrors } from './source/diagnostics.js';
 import { parseModule, parseQuery } from './parser/index.js';
-import { runPasses } from './passes/index.js';
+import { compileStageMetric, runPasses } from './passes/index.js';
 import { resolveRefs } from './passes/resolve-refs.js';
 import type { CompileState } from './passes/pass.js';
 import { PlanContext } from './plan/context.js';
@@ -47,7 +47,9 @@ export class CompiledPolicy implements Policy {
 
   constructor(readonly state: CompileState) {
     this.ir = state.ir!;
+    const t = state.opts.stageTimers ? process.hrtime.bigint() : 0n;
     this.program = new Program(this.ir, RUNTIME, state.opts.backend ?? 'js');
+    if (state.opts.stageTimers) state.opts.stageTimers[compileStageMetric('codegen')] = Number(process.hrtime.bigint() - t);
     this.planContext = new PlanContext(state.tree!, { v0Compatible: state.opts.v0Compatible });
   }
 

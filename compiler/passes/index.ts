@@ -22,9 +22,21 @@ export const PASSES: readonly Pass[] = [
 
 /** Run every pass in order; stop with all errors found so far after a failing pass. */
 export function runPasses(state: CompileState, onPass?: (pass: Pass, state: CompileState) => void): void {
+  const timers = state.opts.stageTimers;
   for (const pass of PASSES) {
-    pass.run(state);
+    if (timers) {
+      const t = process.hrtime.bigint();
+      pass.run(state);
+      timers[compileStageMetric(pass.name)] = Number(process.hrtime.bigint() - t);
+    } else {
+      pass.run(state);
+    }
     onPass?.(pass, state);
     if (state.errors.length > 0) throw new RegoErrors(state.errors);
   }
+}
+
+/** The metric a module-compile stage is timed under: `timer_compile_stage_<name>_ns`. */
+export function compileStageMetric(name: string): string {
+  return `timer_compile_stage_${name.replace(/-/g, '_')}_ns`;
 }

@@ -31,19 +31,24 @@ function notFound(id: string): StorageError {
   return new StorageError('storage_not_found_error', `policy id "${id}"`);
 }
 
+/** `instrument` implies `metrics`, and adds the module-compile stage timers. */
+function wantsMetrics(params: QueryParams): boolean {
+  return params.bool('metrics') || params.bool('instrument');
+}
+
 async function putPolicy(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const params = QueryParams.fromUrl(req.url);
   const metrics = new RequestMetrics();
   const text = bodyText(req, ctx.limits, false);
-  metrics.add({ ...(await ctx.engine.putPolicy(policyId(req), text)) });
-  return sendJSON(req, reply, 200, stringify(params.bool('metrics') ? { metrics: metrics.snapshot() } : {}, params.bool('pretty')));
+  metrics.add(await ctx.engine.putPolicy(policyId(req), text, params.bool('instrument')));
+  return sendJSON(req, reply, 200, stringify(wantsMetrics(params) ? { metrics: metrics.snapshot() } : {}, params.bool('pretty')));
 }
 
 async function deletePolicy(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const params = QueryParams.fromUrl(req.url);
   const metrics = new RequestMetrics();
-  metrics.add({ ...(await ctx.engine.deletePolicy(policyId(req))) });
-  return sendJSON(req, reply, 200, stringify(params.bool('metrics') ? { metrics: metrics.snapshot() } : {}, params.bool('pretty')));
+  metrics.add(await ctx.engine.deletePolicy(policyId(req), params.bool('instrument')));
+  return sendJSON(req, reply, 200, stringify(wantsMetrics(params) ? { metrics: metrics.snapshot() } : {}, params.bool('pretty')));
 }
 
 export function registerPolicyRoutes(app: FastifyInstance, ctx: ServerContext): void {

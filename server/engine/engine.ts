@@ -23,10 +23,8 @@ export interface EngineOptions {
   evalGraceMs?: number;
 }
 
-export interface PolicyTimers {
-  timer_rego_module_parse_ns?: number;
-  timer_rego_module_compile_ns?: number;
-}
+/** timer_rego_module_parse_ns, timer_rego_module_compile_ns and, when instrumented, timer_compile_stage_*_ns. */
+export type PolicyTimers = Record<string, number>;
 
 function nowNs(): bigint {
   return process.hrtime.bigint();
@@ -88,9 +86,9 @@ export class Engine {
   }
 
   /** Compile a candidate module set; throws PolicyCompileError. */
-  compile(records: Iterable<PolicyRecord>, operation: 'put' | 'delete' = 'put'): CompiledPolicy {
+  compile(records: Iterable<PolicyRecord>, operation: 'put' | 'delete' = 'put', stageTimers?: Record<string, number>): CompiledPolicy {
     try {
-      return compileModules(toSourceFiles(records), this.v0Compatible);
+      return compileModules(toSourceFiles(records), this.v0Compatible, stageTimers);
     } catch (e) {
       if (e instanceof RegoErrors) throw new PolicyCompileError(e.errors, operation);
       if (e instanceof RegoError) throw new PolicyCompileError([e], operation);
@@ -99,7 +97,8 @@ export class Engine {
   }
 
   /** Create or replace a module (PUT /v1/policies/<id>). */
-  async putPolicy(id: string, text: string): Promise<PolicyTimers> {
+  /** `instrument`: also time each module-compile stage (`timer_compile_stage_*_ns`). */
+  async putPolicy(id: string, text: string, instrument = false): Promise<PolicyTimers> {
     const existing = this.records.get(id);
     if (existing) this.store.checkPathScope(packagePath(existing.module));
     if (existing && existing.raw === text) return {};
@@ -109,24 +108,27 @@ export class Engine {
     this.store.checkPathScope(packagePath(record.module));
     const next = new Map(this.records).set(id, record);
     t = nowNs();
-    const policy = this.compile(next.values());
+    const stages: Record<string, number> | undefined = instrument ? {} : undefined;
+    const policy = this.compile(next.values(), 'put', stages);
     const rules = rulePaths(policy);
     checkPathConflicts(rules, this.store.root);
     timers.timer_rego_module_compile_ns = Number(nowNs() - t);
+    Object.assign(timers, stages);
     await this.installPolicies(next, policy);
     return timers;
   }
 
   /** Delete a module (DELETE /v1/policies/<id>). */
-  async deletePolicy(id: string): Promise<PolicyTimers> {
+  async deletePolicy(id: string, instrument = false): Promise<PolicyTimers> {
     const existing = this.records.get(id);
     if (!existing) throw new StorageError('storage_not_found_error', `policy id "${id}"`);
     this.store.checkPathScope(packagePath(existing.module));
     const next = new Map(this.records);
     next.delete(id);
     const t = nowNs();
-    const policy = this.compile(next.values(), 'delete');
-    const timers = { timer_rego_module_compile_ns: Number(nowNs() - t) };
+    const stages: Record<string, number> = {};
+    const policy = this.compile(next.values(), 'delete', instrument ? stages : undefined);
+    const timers = { timer_rego_module_compile_ns: Number(nowNs() - t), ...stages };
     await this.installPolicies(next, policy);
     return timers;
   }

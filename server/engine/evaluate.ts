@@ -17,8 +17,8 @@ function since(start: bigint): number {
   return Number(nowNs() - start);
 }
 
-export function compileModules(modules: SourceFile[], v0Compatible: boolean): CompiledPolicy {
-  return compile(modules, { v0Compatible });
+export function compileModules(modules: SourceFile[], v0Compatible: boolean, stageTimers?: Record<string, number>): CompiledPolicy {
+  return compile(modules, stageTimers ? { v0Compatible, stageTimers } : { v0Compatible });
 }
 
 export function decodeInput(input: InputPayload | undefined): Value | undefined {

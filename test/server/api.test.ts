@@ -45,6 +45,12 @@ describe('Policy API', () => {
     expect((await call(server, 'GET', '/v1/data/app/four')).json()).toEqual({ result: 4 });
     const withMetrics = await call(server, 'PUT', '/v1/policies/app.rego?metrics', 'package app\nimport data.lib\n\nfour := lib.double(2) + 0\n');
     expect(Object.keys((withMetrics.json() as { metrics: object }).metrics)).toEqual(expect.arrayContaining(['timer_rego_module_parse_ns', 'timer_rego_module_compile_ns']));
+    expect(Object.keys((withMetrics.json() as { metrics: object }).metrics).filter((k) => k.startsWith('timer_compile_stage_'))).toEqual([]);
+    // instrument implies metrics and times every module-compile stage.
+    const instrumented = await call(server, 'PUT', '/v1/policies/app.rego?instrument', 'package app\nimport data.lib\n\nfour := lib.double(2) + 0 + 0\n');
+    const keys = Object.keys((instrumented.json() as { metrics: object }).metrics);
+    expect(keys).toEqual(expect.arrayContaining(['timer_rego_module_compile_ns', 'timer_compile_stage_resolve_refs_ns', 'timer_compile_stage_plan_ns', 'timer_compile_stage_check_types_ns', 'timer_compile_stage_codegen_ns']));
+    expect(keys).toEqual([...keys].sort());
   });
 
   it('answers 404 for unknown ids', async () => {
