@@ -70,7 +70,7 @@ export function nestingDepth(text: string, stopAt = Infinity): number {
 export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string, mode: GoJSONMode = 'decode'): ParsedDocument | undefined {
   if (text.trim() === '') return undefined;
   // Nesting deeper than maxDepth needs more than maxDepth bracket characters.
-  if (text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(`${prefix}: exceeded max depth`);
+  if (text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(prefix ? `${prefix}: exceeded max depth` : "exceeded max depth");
   try {
     if (yaml) {
       const js = loadYAML(text);
@@ -98,6 +98,12 @@ export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix:
   const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix);
   (req as WithParsedBody)[PARSED_BODY] = doc ?? null;
   return doc;
+}
+
+/** Go's json.UnmarshalTypeError text: a JSON value of the wrong kind decoded `into` a Go type or struct field. */
+export function goTypeMismatch(value: unknown, into: string): string {
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into ${into}`;
 }
 
 /** A member of a parsed object document, keeping exactness. */

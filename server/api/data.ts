@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RObject, parseJSON, type Value } from '../../runtime/index.js';
 import { fromWireError } from '../engine/evaluate.js';
 import type { EvalOutcome } from '../engine/protocol.js';
-import { bodyText, documentMember, parseDocument, requestDocument, type ParsedDocument } from './body.js';
+import { bodyText, documentMember, goTypeMismatch, parseDocument, requestDocument, type ParsedDocument } from './body.js';
 import { RequestMetrics, inputPayload, logDecision, newDecisionId, provenance, type ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
 import { goJSONError } from './go-json-errors.js';
@@ -102,10 +102,12 @@ function parseInputParam(params: QueryParams): ParsedDocument | undefined {
 
 function postInput(ctx: ServerContext, req: FastifyRequest): { input?: ParsedDocument; warning?: typeof MISSING_INPUT_WARNING } {
   const doc = requestDocument(req, ctx.limits, 'body contains malformed input document');
-  if (doc !== undefined && (doc.js === null || typeof doc.js !== 'object' || Array.isArray(doc.js))) {
-    throw badRequest('body contains malformed input document: the request body must be an object');
+  // OPA decodes the body into types.DataRequestV1: JSON null leaves input unset.
+  if (doc === undefined || doc.js === null) return { warning: MISSING_INPUT_WARNING };
+  if (typeof doc.js !== 'object' || Array.isArray(doc.js)) {
+    throw badRequest(`body contains malformed input document: ${goTypeMismatch(doc.js, 'Go value of type types.DataRequestV1')}`);
   }
-  const input = doc === undefined ? undefined : documentMember(doc, 'input');
+  const input = documentMember(doc, 'input');
   if (input === undefined || input.js === null) return { warning: MISSING_INPUT_WARNING };
   return { input };
 }

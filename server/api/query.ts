@@ -3,7 +3,7 @@
 // default decision (config `default_decision`) with the body as input.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromWireError } from '../engine/evaluate.js';
-import { bodyText, documentMember, parseDocument, type ParsedDocument } from './body.js';
+import { bodyText, documentMember, goTypeMismatch, parseDocument, type ParsedDocument } from './body.js';
 import { RequestMetrics, inputPayload, logDecision, newDecisionId, type ServerContext } from './context.js';
 import { webhookDecision } from './data.js';
 import { ApiError, badRequest, toApiError } from './errors.js';
@@ -50,11 +50,13 @@ function postBody(ctx: ServerContext, req: FastifyRequest): { query: string; inp
   const text = bodyText(req, ctx.limits, false);
   const doc = parseDocument(text, false, ctx.limits, prefix);
   if (doc === undefined) throw badRequest(`${prefix}: ${goJSONError(text)}`);
-  if (doc.js === null || typeof doc.js !== 'object' || Array.isArray(doc.js)) throw badRequest(`${prefix}: the request body must be an object`);
+  // OPA decodes the body into types.QueryRequestV1 (JSON null decodes to the empty request).
+  if (doc.js === null) return { query: '' };
+  if (typeof doc.js !== 'object' || Array.isArray(doc.js)) throw badRequest(`${prefix}: ${goTypeMismatch(doc.js, 'Go value of type types.QueryRequestV1')}`);
   const query = (doc.js as Record<string, unknown>).query;
-  if (query !== undefined && typeof query !== 'string') throw badRequest(`${prefix}: query must be a string`);
+  if (query !== undefined && query !== null && typeof query !== 'string') throw badRequest(`${prefix}: ${goTypeMismatch(query, 'Go struct field QueryRequestV1.query of type string')}`);
   const input = documentMember(doc, 'input');
-  return { query: query ?? '', ...(input !== undefined && input.js !== null ? { input } : {}) };
+  return { query: (query as string | null | undefined) ?? '', ...(input !== undefined && input.js !== null ? { input } : {}) };
 }
 
 export function registerQueryRoutes(app: FastifyInstance, ctx: ServerContext): void {

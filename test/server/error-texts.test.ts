@@ -55,3 +55,26 @@ describe('malformed JSON gives Go decoder messages', () => {
     expect(r.json()).toEqual(invalid("body contains malformed input document: yaml: line 1: did not find expected ',' or ']'"));
   });
 });
+
+describe('bodies of the wrong JSON kind give Go UnmarshalTypeError texts', () => {
+  it('POST /v1/data: null is a missing input, other non-objects are 400', async () => {
+    const nul = await call(server, 'POST', '/v1/data/x', 'null');
+    expect(nul.status).toBe(200);
+    expect(nul.json()).toEqual({ result: {}, warning: { code: 'api_usage_warning', message: "'input' key missing from the request" } });
+    for (const [body, kind] of [['[1]', 'array'], ['"s"', 'string'], ['7', 'number'], ['true', 'bool']]) {
+      expect((await call(server, 'POST', '/v1/data/x', body!)).json()).toEqual(invalid(`body contains malformed input document: json: cannot unmarshal ${kind} into Go value of type types.DataRequestV1`));
+    }
+  });
+
+  it('POST /v1/query: a non-object body or a non-string query', async () => {
+    expect((await call(server, 'POST', '/v1/query', '[]')).json()).toEqual(invalid('error(s) occurred while decoding request: json: cannot unmarshal array into Go value of type types.QueryRequestV1'));
+    expect((await call(server, 'POST', '/v1/query', '{"query": 1}')).json()).toEqual(
+      invalid('error(s) occurred while decoding request: json: cannot unmarshal number into Go struct field QueryRequestV1.query of type string'),
+    );
+  });
+
+  it('PUT /v1/data: an over-deep body names the limit without a dangling prefix', async () => {
+    const deep = '['.repeat(1500) + ']'.repeat(1500);
+    expect((await call(server, 'PUT', '/v1/data/d', deep)).json()).toEqual(invalid('exceeded max depth'));
+  });
+});
