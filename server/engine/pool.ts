@@ -10,7 +10,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Evaluator } from './evaluator.js';
-import type { DownMessage, EvalOutcome, EvalTask, StateSnapshot, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
+import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, StateSnapshot, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
 
 export interface PoolOptions {
   threads: number;
@@ -22,6 +22,12 @@ export interface PoolOptions {
 }
 
 const ACK_TIMEOUT_MS = 30_000;
+
+interface QueuedTask {
+  task: EvalTask;
+  resolve(outcome: EvalOutcome): void;
+  reject(e: unknown): void;
+}
 
 function workerFile(): string {
   const compiled = import.meta.url.endsWith('.js');
@@ -37,6 +43,7 @@ export class PoolEvaluator implements Evaluator {
   /** Task id → arms the task's abort timer once a worker reports it started. */
   private readonly starting = new Map<number, () => void>();
   private nextTaskId = 1;
+  private queued: QueuedTask[] = [];
   private closed = false;
 
   constructor(private readonly opts: PoolOptions) {
@@ -65,8 +72,9 @@ export class PoolEvaluator implements Evaluator {
   }
 
   async evaluate(task: EvalTask): Promise<EvalOutcome> {
-    // Without a time limit a task needs no abort machinery: hand it straight over.
-    if (task.timeoutMs === undefined) return (await this.pool.run(task)) as EvalOutcome;
+    // Without a time limit a task joins the current batch (see flush); with one it
+    // travels alone, so that aborting its worker touches no other request.
+    if (task.timeoutMs === undefined) return this.enqueue(task);
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const taskId = this.nextTaskId++;
@@ -83,6 +91,32 @@ export class PoolEvaluator implements Evaluator {
     } finally {
       this.starting.delete(taskId);
       if (timer) clearTimeout(timer);
+    }
+  }
+
+  private enqueue(task: EvalTask): Promise<EvalOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ task, resolve, reject });
+      if (this.queued.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * Send the tasks queued during this turn of the event loop as batches, one per
+   * worker at most: under load one message (and one thread wake-up) carries many
+   * requests, which is where a pool spends most of its time.
+   */
+  private flush(): void {
+    const queued = this.queued;
+    this.queued = [];
+    const size = Math.ceil(queued.length / Math.max(1, this.opts.threads));
+    for (let i = 0; i < queued.length; i += size) {
+      const part = queued.slice(i, i + size);
+      const batch: EvalBatch = { batch: part.map((q) => q.task) };
+      this.pool.run(batch).then(
+        (outcomes: EvalOutcome[]) => part.forEach((q, j) => q.resolve(outcomes[j]!)),
+        (e: unknown) => part.forEach((q) => q.reject(e)),
+      );
     }
   }
 

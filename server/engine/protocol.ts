@@ -37,6 +37,11 @@ export interface EvalTask {
   explain?: ExplainMode | undefined;
 }
 
+/** Several tasks sent to one worker in one message; answered by an array of outcomes in the same order. */
+export interface EvalBatch {
+  batch: EvalTask[];
+}
+
 /** A typed error flattened for transfer. */
 export interface WireError {
   kind: 'rego' | 'eval' | 'other';

@@ -5,7 +5,7 @@
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { RObject, applyWrite, parseJSON } from '../../runtime/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
-import type { DownMessage, EvalOutcome, EvalTask, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
+import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
 
 const config = workerData as WorkerConfig;
 const core = new EvalCore(config.v0Compatible);
@@ -67,8 +67,16 @@ function reached(target: number): Promise<void> {
   });
 }
 
-export default async function evaluate(task: EvalTask): Promise<EvalOutcome> {
+async function evaluateOne(task: EvalTask): Promise<EvalOutcome> {
   if (generation < task.generation) await reached(task.generation);
   if (task.taskId !== undefined && task.timeoutMs !== undefined) send({ type: 'started', taskId: task.taskId });
   return core.run(task);
+}
+
+/** One task, or a batch of tasks without time limits (answered in order). */
+export default async function evaluate(message: EvalTask | EvalBatch): Promise<EvalOutcome | EvalOutcome[]> {
+  if (!('batch' in message)) return evaluateOne(message);
+  const newest = message.batch.reduce((g, t) => Math.max(g, t.generation), -1);
+  if (generation < newest) await reached(newest);
+  return message.batch.map((task) => core.run(task));
 }

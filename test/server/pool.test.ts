@@ -84,3 +84,24 @@ describe('worker pool', () => {
     expect(reads.map((x) => x.text)).toEqual(Array.from({ length: 6 }, () => '{"result":14}\n'));
   });
 });
+
+describe('worker pool without a time limit (batched tasks)', () => {
+  let batched: TestServer;
+  beforeAll(async () => {
+    batched = await startTestServer({ workers: 2 });
+    await putPolicy(batched, 'echo.rego', 'package echo\ndouble := input.n * 2\n');
+  });
+  afterAll(() => batched.close());
+
+  it('answers every one of many concurrent requests with its own result', async () => {
+    const ns = Array.from({ length: 200 }, (_, i) => i);
+    const replies = await Promise.all(ns.map((n) => call(batched, 'POST', '/v1/data/echo/double', { input: { n } })));
+    expect(replies.map((r) => r.json())).toEqual(ns.map((n) => ({ result: n * 2 })));
+  });
+
+  it('sees a write made just before a burst of reads', async () => {
+    await putPolicy(batched, 'echo.rego', 'package echo\ndouble := input.n * 3\n');
+    const replies = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => call(batched, 'POST', '/v1/data/echo/double', { input: { n } })));
+    expect(replies.map((r) => r.json())).toEqual([3, 6, 9, 12, 15, 18].map((result) => ({ result })));
+  });
+});
