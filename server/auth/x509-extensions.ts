@@ -2,23 +2,26 @@
 // x509.Certificate fields (processExtensions, Go 1.24): key usage, basic
 // constraints, SANs, name constraints, CRL distribution points, key ids, policy
 // constraints/mappings, extended key usage, policies, inhibitAnyPolicy and AIA.
-// Also the Go-JSON value helpers shared with x509-json.ts (Big for *big.Int).
-import { TAG, bitAt, goURL, integer, ipString, oidArcs, oidString, reader } from './der.js';
-
-/** A number written verbatim into the JSON text (Go's *big.Int). */
-export class Big {
-  constructor(readonly text: string) {}
-}
-export type GoJSON = null | boolean | number | string | Big | GoJSON[] | { [key: string]: GoJSON };
-
-export const b64 = (b: Buffer | undefined): GoJSON => (b === undefined ? null : b.toString('base64'));
-export const big = (n: bigint): Big => new Big(n.toString());
-export const arcs = (body: Buffer): GoJSON => oidArcs(body).map(big);
-/** A Go slice built with append: null when nothing was appended. */
-export const slice = <T>(xs: T[] | undefined, f: (x: T) => GoJSON): GoJSON => (xs && xs.length > 0 ? xs.map(f) : null);
-export const str = (s: string): GoJSON => s;
-
-// ---- extensions (Go's processExtensions) ----
+// Each value is decoded with its @peculiar/asn1-x509 type (policies with
+// x509-schemas.ts's, for exact OIDs); Go's value forms are in go-formats.ts.
+import { AsnParser } from '@peculiar/asn1-schema';
+import {
+  AsnIpConverter,
+  AuthorityInfoAccessSyntax,
+  AuthorityKeyIdentifier,
+  BasicConstraints,
+  CRLDistributionPoints,
+  ExtendedKeyUsage,
+  InhibitAnyPolicy,
+  KeyUsage,
+  NameConstraints,
+  PolicyConstraints,
+  SubjectAlternativeName,
+  SubjectKeyIdentifier,
+  type GeneralName,
+} from '@peculiar/asn1-x509';
+import { arcs, b64, big, goURL, ipString, signed, type GoJSON } from './go-formats.js';
+import { ExactCertificatePolicies, ExactPolicyMappings } from './x509-schemas.js';
 
 const EXT_KEY_USAGES: Record<string, number> = {
   '2.5.29.37.0': 0,
@@ -37,8 +40,9 @@ const EXT_KEY_USAGES: Record<string, number> = {
   '1.3.6.1.4.1.311.61.1.1': 13,
 };
 
+/** One extension: its dotted OID, criticality and the DER in extnValue. */
 export interface Ext {
-  id: Buffer;
+  id: string;
   critical: boolean;
   value: Buffer;
 }
@@ -49,17 +53,20 @@ function push(f: Fields, key: string, v: GoJSON): void {
   ((f[key] ??= []) as GoJSON[]).push(v);
 }
 
+/**
+ * An iPAddress's octets. asn1-x509 gives them as text (dotted, RFC 5952, or
+ * `address/prefix` in name constraints); its own converter turns that back.
+ */
+const ipOctets = (text: string): Buffer => Buffer.from((AsnIpConverter.toASN(text) as unknown as { getValue(): ArrayBuffer }).getValue());
+
 /** Subject alternative names; true when none of the four handled kinds was found. */
 function subjectAltNames(f: Fields, value: Buffer): boolean {
-  const names = reader(reader(value).next(TAG.SEQUENCE));
   let found = false;
-  while (!names.empty()) {
-    const n = names.any();
-    const text = n.body.toString('latin1');
-    if (n.tag === 0x81) push(f, 'EmailAddresses', text);
-    else if (n.tag === 0x82) push(f, 'DNSNames', text);
-    else if (n.tag === 0x86) push(f, 'URIs', goURL(text));
-    else if (n.tag === 0x87) push(f, 'IPAddresses', ipString(n.body));
+  for (const n of AsnParser.parse(value, SubjectAlternativeName)) {
+    if (n.rfc822Name !== undefined) push(f, 'EmailAddresses', n.rfc822Name);
+    else if (n.dNSName !== undefined) push(f, 'DNSNames', n.dNSName);
+    else if (n.uniformResourceIdentifier !== undefined) push(f, 'URIs', goURL(n.uniformResourceIdentifier));
+    else if (n.iPAddress !== undefined) push(f, 'IPAddresses', ipString(ipOctets(n.iPAddress)));
     else continue;
     found = true;
   }
@@ -68,21 +75,16 @@ function subjectAltNames(f: Fields, value: Buffer): boolean {
 
 /** Name constraints; true when a constraint of an unhandled kind (e.g. directoryName) was seen. */
 function nameConstraints(f: Fields, e: Ext): boolean {
-  const top = reader(reader(e.value).next(TAG.SEQUENCE));
+  const nc = AsnParser.parse(e.value, NameConstraints);
   let unhandled = false;
-  for (const [tag, prefix] of [[0xa0, 'Permitted'], [0xa1, 'Excluded']] as const) {
-    const subtrees = top.optional(tag);
-    if (!subtrees) continue;
-    const r = reader(subtrees);
-    while (!r.empty()) {
-      const base = reader(r.next(TAG.SEQUENCE)).any();
-      const text = base.body.toString('latin1');
-      if (base.tag === 0x82) push(f, `${prefix}DNSDomains`, text);
-      else if (base.tag === 0x81) push(f, `${prefix}EmailAddresses`, text);
-      else if (base.tag === 0x86) push(f, `${prefix}URIDomains`, text);
-      else if (base.tag === 0x87) {
-        const half = base.body.length / 2;
-        push(f, `${prefix}IPRanges`, { IP: ipString(base.body.subarray(0, half)), Mask: base.body.subarray(half).toString('base64') });
+  for (const [subtrees, prefix] of [[nc.permittedSubtrees, 'Permitted'], [nc.excludedSubtrees, 'Excluded']] as const) {
+    for (const { base } of subtrees ?? []) {
+      if (base.dNSName !== undefined) push(f, `${prefix}DNSDomains`, base.dNSName);
+      else if (base.rfc822Name !== undefined) push(f, `${prefix}EmailAddresses`, base.rfc822Name);
+      else if (base.uniformResourceIdentifier !== undefined) push(f, `${prefix}URIDomains`, base.uniformResourceIdentifier);
+      else if (base.iPAddress !== undefined) {
+        const b = ipOctets(base.iPAddress);
+        push(f, `${prefix}IPRanges`, { IP: ipString(b.subarray(0, b.length / 2)), Mask: b.subarray(b.length / 2).toString('base64') });
       } else unhandled = true;
     }
   }
@@ -90,108 +92,89 @@ function nameConstraints(f: Fields, e: Ext): boolean {
   return unhandled;
 }
 
+/** The URIs of a CRL distribution point's fullName, up to the first other name. */
+function uris(names: GeneralName[] | undefined): string[] {
+  const out: string[] = [];
+  for (const n of names ?? []) {
+    if (n.uniformResourceIdentifier === undefined) break;
+    out.push(n.uniformResourceIdentifier);
+  }
+  return out;
+}
+
 function policies(f: Fields, value: Buffer): void {
-  const seq = reader(reader(value).next(TAG.SEQUENCE));
   f.PolicyIdentifiers = [];
-  while (!seq.empty()) {
-    const oid = reader(seq.next(TAG.SEQUENCE)).next(TAG.OID).body;
-    push(f, 'Policies', oidString(oid));
+  for (const { policyIdentifier: oid } of AsnParser.parse(value, ExactCertificatePolicies)) {
+    push(f, 'Policies', oid);
     // asn1.ObjectIdentifier holds int arcs: policies that do not fit are left out.
-    const a = oidArcs(oid);
+    const a = oid.split('.').map(BigInt);
     if (a.every((x, i) => x + (i === 1 ? a[0]! * 40n : 0n) < 2n ** 31n)) (f.PolicyIdentifiers as GoJSON[]).push(a.map(big));
   }
 }
 
 /** Apply one extension to the certificate fields; returns whether Go leaves it unhandled. */
 function extension(f: Fields, e: Ext): boolean {
-  const id = oidString(e.id);
-  const v = reader(e.value);
-  switch (id) {
-    case '2.5.29.15': {
-      const bits = v.next(TAG.BIT_STRING).body;
-      let usage = 0;
-      for (let i = 0; i < 9; i++) usage |= bitAt(bits, i) << i;
-      f.KeyUsage = usage;
+  const v = e.value;
+  switch (e.id) {
+    case '2.5.29.15':
+      f.KeyUsage = AsnParser.parse(v, KeyUsage).toNumber() & 0x1ff;
       return false;
-    }
     case '2.5.29.19': {
-      const bc = reader(v.next(TAG.SEQUENCE));
-      const ca = bc.optional(TAG.BOOLEAN);
-      const len = bc.optional(TAG.INTEGER);
-      f.IsCA = ca !== undefined && ca.body[0] !== 0;
-      f.MaxPathLen = len ? Number(integer(len.body)) : -1;
+      const bc = AsnParser.parse(v, BasicConstraints);
+      f.IsCA = bc.cA;
+      f.MaxPathLen = bc.pathLenConstraint === undefined ? -1 : Number(bc.pathLenConstraint);
       f.BasicConstraintsValid = true;
       f.MaxPathLenZero = f.MaxPathLen === 0;
       return false;
     }
     case '2.5.29.17':
-      return subjectAltNames(f, e.value);
+      return subjectAltNames(f, v);
     case '2.5.29.30':
       return nameConstraints(f, e);
-    case '2.5.29.31': {
-      const dps = reader(v.next(TAG.SEQUENCE));
-      while (!dps.empty()) {
-        const name = reader(dps.next(TAG.SEQUENCE)).optional(0xa0);
-        if (!name) continue;
-        const full = reader(name).optional(0xa0);
-        const r = full ? reader(full) : undefined;
-        while (r && r.peek() === 0x86) push(f, 'CRLDistributionPoints', r.any().body.toString('latin1'));
-      }
+    case '2.5.29.31':
+      for (const dp of AsnParser.parse(v, CRLDistributionPoints)) for (const uri of uris(dp.distributionPoint?.fullName)) push(f, 'CRLDistributionPoints', uri);
       return false;
-    }
     case '2.5.29.35': {
-      const kid = reader(v.next(TAG.SEQUENCE)).optional(0x80);
-      if (kid) f.AuthorityKeyId = kid.body.toString('base64');
+      const kid = AsnParser.parse(v, AuthorityKeyIdentifier).keyIdentifier;
+      if (kid) f.AuthorityKeyId = b64(kid.buffer);
       return false;
     }
     case '2.5.29.36': {
-      const pc = reader(v.next(TAG.SEQUENCE));
-      for (const [tag, key] of [[0x80, 'RequireExplicitPolicy'], [0x81, 'InhibitPolicyMapping']] as const) {
-        const n = pc.optional(tag);
-        if (n) [f[key], f[`${key}Zero`]] = [Number(integer(n.body)), integer(n.body) === 0n];
+      const pc = AsnParser.parse(v, PolicyConstraints);
+      for (const [key, field] of [['requireExplicitPolicy', 'RequireExplicitPolicy'], ['inhibitPolicyMapping', 'InhibitPolicyMapping']] as const) {
+        const n = pc[key];
+        if (n) [f[field], f[`${field}Zero`]] = [Number(signed(n)), signed(n) === 0n];
       }
       return false;
     }
-    case '2.5.29.37': {
-      const usages = reader(v.next(TAG.SEQUENCE));
-      while (!usages.empty()) {
-        const oid = usages.next(TAG.OID).body;
-        const known = EXT_KEY_USAGES[oidString(oid)];
+    case '2.5.29.37':
+      for (const oid of AsnParser.parse(v, ExtendedKeyUsage)) {
+        const known = EXT_KEY_USAGES[oid];
         if (known !== undefined) push(f, 'ExtKeyUsage', known);
         else push(f, 'UnknownExtKeyUsage', arcs(oid));
       }
       return false;
-    }
     case '2.5.29.14':
-      f.SubjectKeyId = v.next(TAG.OCTET_STRING).body.toString('base64');
+      f.SubjectKeyId = b64(AsnParser.parse(v, SubjectKeyIdentifier).buffer);
       return false;
     case '2.5.29.32':
-      policies(f, e.value);
+      policies(f, v);
       return false;
-    case '2.5.29.33': {
-      const maps = reader(v.next(TAG.SEQUENCE));
-      while (!maps.empty()) {
-        const m = reader(maps.next(TAG.SEQUENCE));
-        push(f, 'PolicyMappings', { IssuerDomainPolicy: oidString(m.next(TAG.OID).body), SubjectDomainPolicy: oidString(m.next(TAG.OID).body) });
-      }
+    case '2.5.29.33':
+      for (const m of AsnParser.parse(v, ExactPolicyMappings)) push(f, 'PolicyMappings', { IssuerDomainPolicy: m.issuerDomainPolicy, SubjectDomainPolicy: m.subjectDomainPolicy });
       return false;
-    }
     case '2.5.29.54':
-      f.InhibitAnyPolicy = Number(integer(v.next(TAG.INTEGER).body));
+      f.InhibitAnyPolicy = Number(signed(AsnParser.parse(v, InhibitAnyPolicy).value));
       f.InhibitAnyPolicyZero = f.InhibitAnyPolicy === 0;
       return false;
-    case '1.3.6.1.5.5.7.1.1': {
-      const aia = reader(v.next(TAG.SEQUENCE));
-      while (!aia.empty()) {
-        const ad = reader(aia.next(TAG.SEQUENCE));
-        const method = oidString(ad.next(TAG.OID).body);
-        const loc = ad.optional(0x86);
-        if (!loc) continue;
-        if (method === '1.3.6.1.5.5.7.48.1') push(f, 'OCSPServer', loc.body.toString('latin1'));
-        else if (method === '1.3.6.1.5.5.7.48.2') push(f, 'IssuingCertificateURL', loc.body.toString('latin1'));
+    case '1.3.6.1.5.5.7.1.1':
+      for (const { accessMethod, accessLocation } of AsnParser.parse(v, AuthorityInfoAccessSyntax)) {
+        const uri = accessLocation.uniformResourceIdentifier;
+        if (uri === undefined) continue;
+        if (accessMethod === '1.3.6.1.5.5.7.48.1') push(f, 'OCSPServer', uri);
+        else if (accessMethod === '1.3.6.1.5.5.7.48.2') push(f, 'IssuingCertificateURL', uri);
       }
       return false;
-    }
     default:
       return true;
   }
@@ -201,8 +184,7 @@ function extension(f: Fields, e: Ext): boolean {
 export function applyExtensions(f: Fields, extensions: Ext[]): GoJSON[] {
   const unhandled: GoJSON[] = [];
   for (const e of extensions) {
-    const id = oidString(e.id);
-    const known = (id.startsWith('2.5.29.') && oidArcs(e.id).length === 4) || id === '1.3.6.1.5.5.7.1.1';
+    const known = (e.id.startsWith('2.5.29.') && e.id.split('.').length === 4) || e.id === '1.3.6.1.5.5.7.1.1';
     const skipped = known ? extension(f, e) : true;
     if (e.critical && skipped) unhandled.push(arcs(e.id));
   }

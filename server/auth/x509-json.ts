@@ -3,38 +3,46 @@
 // with encoding/json, and the identity `Subject.ToRDNSequence().String()`.
 // Byte slices are base64, big.Int (serial, RSA/EC/DSA key numbers) exact JSON
 // numbers, OIDs int arrays (OID-typed fields dotted strings), times RFC 3339,
-// nil slices null. The structure is read with der.ts; nothing is verified here
-// (the handshake did that). Extensions: x509-extensions.ts.
+// nil slices null. The DER is decoded by @peculiar/asn1-schema with the types of
+// @peculiar/asn1-x509 (and x509-schemas.ts); nothing is verified here (the
+// handshake did that). Extensions: x509-extensions.ts; Go's value forms:
+// go-formats.ts.
+import { AsnParser } from '@peculiar/asn1-schema';
+import { AlgorithmIdentifier, type AttributeValue, type Name, type SubjectPublicKeyInfo } from '@peculiar/asn1-x509';
 import { parseJSON, type Value } from '../../runtime/index.js';
-import { TAG, asn1String, bitStringBytes, integer, oidString, reader, time, type Element } from './der.js';
-import { Big, applyExtensions, arcs, b64, big, slice, str, type Ext, type Fields, type GoJSON } from './x509-extensions.js';
-
+import { arcs, b64, big, escapeDN, goTime, jsonText, rightAlign, signed, slice, str, type Big, type GoJSON } from './go-formats.js';
+import { applyExtensions, type Ext, type Fields } from './x509-extensions.js';
+import { BareInteger, DsaParameters, GoCertificate, NamedCurve, NumericText, RsaPssParameters, RsaPublicKey, ValidityText, type TimeText } from './x509-schemas.js';
 
 // ---- names (pkix.Name) ----
 
 interface ATV {
-  type: Buffer;
+  type: string;
   value: string;
 }
 const NAME_FIELDS: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.5': 'SERIALNUMBER', '2.5.4.6': 'C', '2.5.4.7': 'L', '2.5.4.8': 'ST', '2.5.4.9': 'STREET', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.17': 'POSTALCODE' };
 /** ToRDNSequence's order; the string form lists it reversed. */
 const RDN_ORDER = ['C', 'ST', 'L', 'STREET', 'POSTALCODE', 'O', 'OU', 'CN', 'SERIALNUMBER'];
 
+/** Go's parseASN1String: the string types a name may use (others fail the certificate). */
+function attributeText(v: AttributeValue): string {
+  if (v.bmpString !== undefined) return v.bmpString.replace(/\0$/, ''); // Go strips a NUL terminator
+  const text = v.printableString ?? v.teletexString ?? v.ia5String ?? v.utf8String;
+  if (text !== undefined) return text;
+  if (v.anyValue) return AsnParser.parse(v.anyValue, NumericText).value; // NumericString, else this throws
+  throw new Error('unsupported string type in a name'); // UniversalString, NULL
+}
+
 class GoName {
   readonly names: ATV[] = [];
   readonly fields: Record<string, string[]> = {};
 
-  constructor(e: Element) {
-    const seq = reader(e);
-    while (!seq.empty()) {
-      const set = reader(seq.next(TAG.SET));
-      while (!set.empty()) {
-        const atv = reader(set.next(TAG.SEQUENCE));
-        const type = atv.next(TAG.OID).body;
-        const v = atv.any();
-        const value = asn1String(v.tag, v.body);
-        this.names.push({ type, value });
-        const field = NAME_FIELDS[oidString(type)];
+  constructor(name: Name) {
+    for (const rdn of name) {
+      for (const atv of rdn) {
+        const value = attributeText(atv.value);
+        this.names.push({ type: atv.type, value });
+        const field = NAME_FIELDS[atv.type];
         if (field === 'CN' || field === 'SERIALNUMBER') this.fields[field] = [value];
         else if (field) (this.fields[field] ??= []).push(value);
       }
@@ -71,16 +79,6 @@ class GoName {
   }
 }
 
-function escapeDN(v: string): string {
-  let out = '';
-  for (let i = 0; i < v.length; i++) {
-    const c = v[i]!;
-    const esc = ',+"\\<>;'.includes(c) || (c === ' ' && (i === 0 || i === v.length - 1)) || (c === '#' && i === 0);
-    out += esc ? '\\' + c : c;
-  }
-  return out;
-}
-
 // ---- algorithms and public keys ----
 
 const SIGNATURE_ALGORITHMS: Record<string, number> = {
@@ -100,30 +98,23 @@ const SIGNATURE_ALGORITHMS: Record<string, number> = {
   '1.3.101.112': 16, // PureEd25519
 };
 const RSA_PSS = '1.2.840.113549.1.1.10';
+const MGF1 = '1.2.840.113549.1.1.8';
 const PSS_HASHES: Record<string, [number, number]> = { '2.16.840.1.101.3.4.2.1': [32, 13], '2.16.840.1.101.3.4.2.2': [48, 14], '2.16.840.1.101.3.4.2.3': [64, 15] };
-const NULL_PARAMS = (p: Element | undefined): boolean => p === undefined || (p.tag === 0x05 && p.body.length === 0);
-
-function algorithmIdentifier(e: Element): { oid: string; params?: Element } {
-  const r = reader(e);
-  const oid = oidString(r.next(TAG.OID).body);
-  return r.empty() ? { oid } : { oid, params: r.any() };
-}
+/** Absent or NULL parameters (asn1-schema reads NULL as null). */
+const noParams = (ai: AlgorithmIdentifier): boolean => ai.parameters === undefined || ai.parameters === null;
 
 /** Go's getSignatureAlgorithmFromAI (x509.SignatureAlgorithm enum). */
-function signatureAlgorithm(ai: { oid: string; params?: Element }): number {
-  if (ai.oid === '1.3.101.112' && ai.params) return 0;
-  if (ai.oid !== RSA_PSS) return SIGNATURE_ALGORITHMS[ai.oid] ?? 0;
+function signatureAlgorithm(ai: AlgorithmIdentifier): number {
+  if (ai.algorithm === '1.3.101.112' && ai.parameters !== undefined) return 0;
+  if (ai.algorithm !== RSA_PSS) return SIGNATURE_ALGORITHMS[ai.algorithm] ?? 0;
   try {
-    const p = reader(ai.params!);
-    const hash = algorithmIdentifier(reader(p.next(0xa0)).next(TAG.SEQUENCE));
-    const mgf = algorithmIdentifier(reader(p.next(0xa1)).next(TAG.SEQUENCE));
-    const salt = Number(integer(reader(p.next(0xa2)).next(TAG.INTEGER).body));
-    const trailer = p.optional(0xa3);
-    const mgfHash = algorithmIdentifier(mgf.params!);
-    const ok = NULL_PARAMS(hash.params) && mgf.oid === '1.2.840.113549.1.1.8' && mgfHash.oid === hash.oid && NULL_PARAMS(mgfHash.params);
-    if (!ok || (trailer && integer(reader(trailer).next(TAG.INTEGER).body) !== 1n)) return 0;
-    const [len, algo] = PSS_HASHES[hash.oid] ?? [-1, 0];
-    return salt === len ? algo : 0;
+    const p = AsnParser.parse(ai.parameters!, RsaPssParameters);
+    const hash = p.hashAlgorithm;
+    const mgfHash = AsnParser.parse(p.maskGenAlgorithm.parameters!, AlgorithmIdentifier);
+    const ok = noParams(hash) && p.maskGenAlgorithm.algorithm === MGF1 && mgfHash.algorithm === hash.algorithm && noParams(mgfHash);
+    if (!ok || (p.trailerField !== undefined && p.trailerField !== 1n)) return 0;
+    const [len, algo] = PSS_HASHES[hash.algorithm] ?? [-1, 0];
+    return Number(p.saltLength) === len ? algo : 0;
   } catch {
     return 0;
   }
@@ -131,24 +122,30 @@ function signatureAlgorithm(ai: { oid: string; params?: Element }): number {
 
 const CURVES: Record<string, number> = { '1.3.132.0.33': 28, '1.2.840.10045.3.1.7': 32, '1.3.132.0.34': 48, '1.3.132.0.35': 66 };
 
+/** The coordinate size of a named curve Go supports. */
+function curveSize(params: ArrayBuffer | null | undefined): number | undefined {
+  try {
+    return params ? CURVES[AsnParser.parse(params, NamedCurve).namedCurve] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** PublicKeyAlgorithm enum and the JSON of the parsed key (*rsa.PublicKey, …). */
-function publicKey(spki: Element): [number, GoJSON] {
-  const r = reader(spki);
-  const ai = algorithmIdentifier(r.next(TAG.SEQUENCE));
-  const key = bitStringBytes(r.next(TAG.BIT_STRING).body);
-  switch (ai.oid) {
+function publicKey(spki: SubjectPublicKeyInfo): [number, GoJSON] {
+  const { algorithm, parameters } = spki.algorithm;
+  const key = Buffer.from(spki.subjectPublicKey);
+  switch (algorithm) {
     case '1.2.840.113549.1.1.1': {
-      const k = reader(reader(key).next(TAG.SEQUENCE));
-      const n = integer(k.next(TAG.INTEGER).body);
-      return [1, { N: big(n), E: Number(integer(k.next(TAG.INTEGER).body)) }];
+      const k = AsnParser.parse(key, RsaPublicKey);
+      return [1, { N: big(k.modulus), E: Number(k.publicExponent) }];
     }
     case '1.2.840.10040.4.1': {
-      const p = reader(ai.params!.body);
-      const [P, Q, G] = [0, 1, 2].map(() => big(integer(p.next(TAG.INTEGER).body)));
-      return [2, { P: P!, Q: Q!, G: G!, Y: big(integer(reader(key).next(TAG.INTEGER).body)) }];
+      const p = AsnParser.parse(parameters!, DsaParameters);
+      return [2, { P: big(p.p), Q: big(p.q), G: big(p.g), Y: big(AsnParser.parse(key, BareInteger).value) }];
     }
     case '1.2.840.10045.2.1': {
-      const size = ai.params?.tag === TAG.OID ? CURVES[oidString(ai.params.body)] : undefined;
+      const size = curveSize(parameters);
       if (size === undefined || key.length !== 1 + 2 * size || key[0] !== 4) return [3, null];
       const coord = (b: Buffer): Big => big(BigInt('0x' + b.toString('hex')));
       return [3, { Curve: {}, X: coord(key.subarray(1, 1 + size)), Y: coord(key.subarray(1 + size)) }];
@@ -160,61 +157,40 @@ function publicKey(spki: Element): [number, GoJSON] {
   }
 }
 
+const time = (t: TimeText): string => (t.utcTime !== undefined ? goTime(t.utcTime, true) : goTime(t.generalTime!, false));
+
 // ---- the certificate ----
 
 /** Go's x509.Certificate JSON for one DER certificate, and its subject identity string. */
 export function goCertificate(der: Buffer): { identity: string; json: GoJSON } {
-  const outer = reader(der).next(TAG.SEQUENCE);
-  const cert = reader(outer);
-  const tbsElement = cert.next(TAG.SEQUENCE);
-  const tbs = reader(tbsElement);
-  const explicitVersion = tbs.optional(0xa0);
-  const version = (explicitVersion ? Number(integer(reader(explicitVersion).next(TAG.INTEGER).body)) : 0) + 1;
-  const serial = integer(tbs.next(TAG.INTEGER).body);
-  const sigAlgorithm = signatureAlgorithm(algorithmIdentifier(tbs.next(TAG.SEQUENCE)));
-  const issuerElement = tbs.next(TAG.SEQUENCE);
-  const validity = reader(tbs.next(TAG.SEQUENCE));
-  const notBefore = time(validity.any());
-  const notAfter = time(validity.any());
-  const subjectElement = tbs.next(TAG.SEQUENCE);
-  const spki = tbs.next(TAG.SEQUENCE);
-  const [keyAlgorithm, key] = publicKey(spki);
-  const extensions: Ext[] = [];
-  if (version > 1) {
-    tbs.optional(0x81);
-    tbs.optional(0x82);
-    const list = version === 3 ? tbs.optional(0xa3) : undefined;
-    const r = list ? reader(reader(list).next(TAG.SEQUENCE)) : undefined;
-    while (r && !r.empty()) {
-      const x = reader(r.next(TAG.SEQUENCE));
-      const id = x.next(TAG.OID).body;
-      const critical = x.optional(TAG.BOOLEAN);
-      extensions.push({ id, critical: critical !== undefined && critical.body[0] !== 0, value: x.next(TAG.OCTET_STRING).body });
-    }
-  }
-  cert.next(TAG.SEQUENCE);
-  const signature = bitStringBytes(cert.next(TAG.BIT_STRING).body);
+  const cert = AsnParser.parse(der, GoCertificate);
+  const tbs = cert.tbsCertificate;
+  const version = tbs.version + 1;
+  const validity = AsnParser.parse(tbs.validityRaw, ValidityText);
+  const [keyAlgorithm, key] = publicKey(tbs.subjectPublicKeyInfo);
+  // Go reads the extensions of version 3 certificates only.
+  const extensions: Ext[] = (version === 3 ? (tbs.extensions ?? []) : []).map((e) => ({ id: e.extnID, critical: e.critical, value: Buffer.from(e.extnValue.buffer) }));
 
   const f: Fields = {};
   const unhandled = applyExtensions(f, extensions);
-  const subject = new GoName(subjectElement);
+  const subject = new GoName(tbs.subject);
   const values: Fields = {
     ...f,
-    Raw: b64(outer.full),
-    RawTBSCertificate: b64(tbsElement.full),
-    RawSubjectPublicKeyInfo: b64(spki.full),
-    RawSubject: b64(subjectElement.full),
-    RawIssuer: b64(issuerElement.full),
-    Signature: b64(signature),
-    SignatureAlgorithm: sigAlgorithm,
+    Raw: b64(der),
+    RawTBSCertificate: b64(cert.tbsCertificateRaw),
+    RawSubjectPublicKeyInfo: b64(tbs.subjectPublicKeyInfoRaw),
+    RawSubject: b64(tbs.subjectRaw),
+    RawIssuer: b64(tbs.issuerRaw),
+    Signature: b64(rightAlign(cert.signatureValue.value, cert.signatureValue.unusedBits)),
+    SignatureAlgorithm: signatureAlgorithm(tbs.signature),
     PublicKeyAlgorithm: keyAlgorithm,
     PublicKey: key,
     Version: version,
-    SerialNumber: big(serial),
-    Issuer: new GoName(issuerElement).json(),
+    SerialNumber: big(signed(tbs.serialNumber)),
+    Issuer: new GoName(tbs.issuer).json(),
     Subject: subject.json(),
-    NotBefore: notBefore,
-    NotAfter: notAfter,
+    NotBefore: time(validity.notBefore),
+    NotAfter: time(validity.notAfter),
     Extensions: slice(extensions, (e) => ({ Id: arcs(e.id), Critical: e.critical, Value: b64(e.value) })),
     UnhandledCriticalExtensions: unhandled.length > 0 ? unhandled : null,
   };
@@ -242,14 +218,6 @@ const ZERO: Fields = {
   PermittedDNSDomainsCritical: false,
   ...Object.fromEntries(['InhibitAnyPolicy', 'InhibitPolicyMapping', 'RequireExplicitPolicy'].flatMap((k) => [[k, 0], [`${k}Zero`, false]])),
 };
-
-function jsonText(v: GoJSON): string {
-  if (v === null) return 'null';
-  if (v instanceof Big) return v.text;
-  if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
-  return JSON.stringify(v);
-}
 
 /**
  * The chain as a Rego value (exact big numbers) and the leaf's identity. The leaf

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main.js';
 import { parseListenAddress } from '../../server/listeners.js';
 import { goCertificate } from '../../server/auth/x509-json.js';
-import { goURL, ipString } from '../../server/auth/der.js';
+import { goURL, ipString } from '../../server/auth/go-formats.js';
 import { Pki, request, type Issued } from './certs.js';
 
 let pki: Pki;
