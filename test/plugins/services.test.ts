@@ -1,11 +1,15 @@
 // The service client: URL joining, configured headers, bearer credentials
-// (inline token and token_path, custom scheme) and config validation.
+// (inline token and token_path, custom scheme), OAuth2 client credentials against a
+// local https token endpoint, and config validation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceClient, ServiceConfigError, parseServices } from '../../server/plugins/services.js';
 import { startServer, type TestServer } from './helpers.js';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Pki } from '../server/certs.js';
 
 let server: TestServer | undefined;
 const clients: ServiceClient[] = [];
@@ -37,6 +41,55 @@ describe('services', () => {
     expect(ra!.headers['user-agent']).toBe('Regent/test');
     expect(rb!.url).toBe('/logs');
     expect(rb!.headers.authorization).toBe('Token from-file');
+  });
+
+  it('gets an OAuth2 client_credentials token over https, sends it, and reuses it until it nears expiry', async () => {
+    const pki = new Pki();
+    const ca = pki.ca('/CN=Token CA');
+    const cert = pki.issue(ca, '/CN=localhost', { extensions: ['subjectAltName=DNS:localhost,IP:127.0.0.1'] });
+    let issued = 0;
+    const seen: { url: string; authorization?: string; contentType?: string }[] = [];
+    const tokenServer = createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'] });
+        if (req.url === '/token') {
+          const form = new URLSearchParams(Buffer.concat(chunks).toString());
+          const ok = req.headers.authorization === `Basic ${Buffer.from('regent:s3cret').toString('base64')}` && form.get('grant_type') === 'client_credentials' && form.get('scope') === 'read write';
+          res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+          res.end(ok ? JSON.stringify({ access_token: `tok-${++issued}`, token_type: 'bearer', expires_in: 3600 }) : '{"error":"invalid_client"}');
+          return;
+        }
+        res.writeHead(req.headers.authorization === 'Bearer tok-1' ? 200 : 401);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => tokenServer.listen(0, '127.0.0.1', resolve));
+    const base = `https://localhost:${(tokenServer.address() as AddressInfo).port}`;
+    const service = (secret: string) =>
+      new ServiceClient(
+        parseServices({ s: { url: base, tls: { ca_cert: ca.certFile }, credentials: { oauth2: { token_url: base + '/token', client_id: 'regent', client_secret: secret, scopes: ['read', 'write'] } } } }).get('s')!,
+      );
+    try {
+      const ok = service('s3cret');
+      clients.push(ok);
+      expect((await ok.request('GET', '/bundles/b')).status).toBe(200);
+      expect((await ok.request('GET', '/bundles/b')).status).toBe(200);
+      expect(issued).toBe(1);
+      expect(seen.map((r) => r.url)).toEqual(['/token', '/bundles/b', '/bundles/b']);
+      expect(seen[0]!.contentType).toBe('application/x-www-form-urlencoded');
+      const wrong = service('nope');
+      clients.push(wrong);
+      await expect(wrong.request('GET', '/bundles/b')).rejects.toThrow('error in response from OAuth2 token endpoint: {"error":"invalid_client"}');
+    } finally {
+      await new Promise((resolve) => tokenServer.close(resolve));
+      pki.cleanup();
+    }
+  });
+
+  it('requires an https token_url for OAuth2, as OPA does', () => {
+    expect(() => parseServices({ s: { url: 'http://x', credentials: { oauth2: { token_url: 'http://t/token', client_id: 'c', client_secret: 's' } } } })).toThrow('service s: token_url required to use https scheme');
   });
 
   it('validates the services section', () => {
