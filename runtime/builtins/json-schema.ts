@@ -10,7 +10,7 @@ import { toJS, type JSONValue } from '../value/json.js';
 import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError } from './errors.js';
-import { isValidJSON } from './json-go.js';
+import { goJSONValid } from '../value/go-json.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateSchema: true });
@@ -22,7 +22,7 @@ const cache = new Map<string, ValidateFunction>();
 /** OPA's astValueToJSONSchemaLoader: a JSON string or an object/array value. */
 function load(v: Value): JSONValue {
   if (typeof v === 'string') {
-    if (!isValidJSON(v)) throw new BuiltinError('invalid JSON string');
+    if (!goJSONValid(v)) throw new BuiltinError('invalid JSON string');
     return JSON.parse(v) as JSONValue;
   }
   if (v instanceof RObject || Array.isArray(v)) return toJS(v);

@@ -11,13 +11,13 @@ import { RSet } from '../value/collections.js';
 import { compareStrings } from '../value/compare.js';
 import { BigNum, formatNumber } from '../value/number.js';
 import { formatTerm } from '../value/format.js';
-import { fromJS, toJS } from '../value/json.js';
+import { fromJS, parseJSON, toJS } from '../value/json.js';
+import { goJSONDecode, goJSONValid } from '../value/go-json.js';
 import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, OperandTypeError } from './errors.js';
 import { asObject, asString } from './args.js';
 import { filterValue, parsePaths, pathsToObject, removeValue } from './json-paths.js';
-import { isValidJSON, unmarshalError, unmarshalJSON } from './json-go.js';
 import { builtins as patchBuiltins } from './json-patch.js';
 import { builtins as schemaBuiltins } from './json-schema.js';
 
@@ -217,15 +217,16 @@ const jsonBuiltins: BuiltinDef[] = [
   {
     decl: { name: 'json.unmarshal', args: [T.string], result: T.any, categories: ['encoding'] },
     impl: ([x]) => {
+      // OPA's util.UnmarshalJSON: the first value, then only a null or nothing may follow.
       const s = asString(x!, 1);
-      const err = unmarshalError(s);
-      if (err !== undefined) throw new BuiltinError(err);
-      return unmarshalJSON(s);
+      const go = goJSONDecode(s, 'unmarshal');
+      if (!go.ok) throw new BuiltinError(go.message);
+      return parseJSON(s.slice(0, go.end));
     },
   },
   {
     decl: { name: 'json.is_valid', args: [T.string], result: T.boolean, categories: ['encoding'] },
-    impl: ([x]) => typeof x === 'string' && isValidJSON(x),
+    impl: ([x]) => typeof x === 'string' && goJSONValid(x),
   },
 ];
 

@@ -13,7 +13,7 @@ import {
 } from 'node:crypto';
 import { BuiltinError } from './errors.js';
 import { pemDecode } from './crypto-encoding.js';
-import { goJSONSyntaxError } from './jwt-json.js';
+import { goJSONCheckValid } from '../value/index.js';
 import { constantTimeEqual } from './crypto.js';
 
 /** A key usable for verification: an asymmetric public key or an HMAC secret. */
@@ -32,7 +32,7 @@ const HASH: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 
 type Jwk = Record<string, unknown>;
 
 function parseJwkJson(text: string): Jwk[] {
-  const err = goJSONSyntaxError(text);
+  const err = goJSONCheckValid(text);
   if (err !== undefined) throw new BuiltinError(`failed to parse a JWK key (set): ${err}`);
   const obj = JSON.parse(text) as unknown;
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new BuiltinError('failed to parse a JWK key (set): invalid JWK');
@@ -95,7 +95,7 @@ export function keysFromCertOrJWK(text: string): VerificationKey[] {
 
 /** First key of a JWK / JWK set, for signing. */
 export function signingKeyFromJWK(text: string): JwsKey {
-  const err = goJSONSyntaxError(text);
+  const err = goJSONCheckValid(text);
   if (err !== undefined) throw new BuiltinError(`failed to parse JWK: ${err}`);
   const keys = parseJwkJson(text);
   if (keys.length === 0) throw new BuiltinError('no keys found in JWK set');

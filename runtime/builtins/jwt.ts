@@ -6,9 +6,9 @@ import type { BuiltinContext, BuiltinDef, BuiltinImpl, TypeSpec } from './types.
 import { T } from './types.js';
 import { asObject, asString } from './args.js';
 import { BuiltinError } from './errors.js';
-import { compareNumbers, isNumber, RObject, type RNumber, type Value } from '../value/index.js';
+import { compareNumbers, goJSONCheckValid, isNumber, RObject, type RNumber, type Value } from '../value/index.js';
 import { Base64Error, opaBase64UrlDecode } from './crypto-encoding.js';
-import { goJSONMarshal, goJSONParse, goJSONSyntaxError } from './jwt-json.js';
+import { goJSONMarshal, goJSONParse } from './jwt-json.js';
 import { jwsSign, jwsVerify, keysFromCertOrJWK, signingKeyFromJWK, TOKEN_ALGORITHMS, type JwsKey, type VerificationKey } from './jwt-keys.js';
 import { constantTimeEqual } from './crypto.js';
 
@@ -249,7 +249,7 @@ function checkClaims(c: Constraints, header: RObject, payload: RObject): Value {
 function encodeSign(headers: string, payload: string, jwk: string): string {
   const key = signingKeyFromJWK(jwk);
   if (headers === '') throw new BuiltinError("missing or invalid 'alg' header: cannot parse JSON: cannot parse empty string");
-  const err = goJSONSyntaxError(headers);
+  const err = goJSONCheckValid(headers);
   if (err !== undefined) throw new BuiltinError(`missing or invalid 'alg' header: ${err}`);
   const h = JSON.parse(headers) as unknown;
   const alg = h !== null && typeof h === 'object' && !Array.isArray(h) ? (h as Record<string, unknown>).alg : undefined;
@@ -257,7 +257,7 @@ function encodeSign(headers: string, payload: string, jwk: string): string {
   if (typeof alg !== 'string') throw new BuiltinError("missing or invalid 'alg' header: value is not a string");
   if (!TOKEN_ALGORITHMS.has(alg)) throw new BuiltinError(`unknown JWS algorithm: ${alg}`);
   const typ = (h as Record<string, unknown>).typ;
-  if ((typeof typ !== 'string' || typ === 'JWT') && goJSONSyntaxError(payload) !== undefined) {
+  if ((typeof typ !== 'string' || typ === 'JWT') && goJSONCheckValid(payload) !== undefined) {
     throw new BuiltinError('type is JWT but payload is not JSON');
   }
   const signing = `${Buffer.from(headers, 'utf8').toString('base64url')}.${Buffer.from(payload, 'utf8').toString('base64url')}`;

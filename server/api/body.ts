@@ -7,9 +7,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
-import { parseJSON, type Value } from '../../runtime/index.js';
+import { goJSONDecode, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
-import { goJSONDecode, type GoJSONMode } from './go-json-errors.js';
 import { goYAMLError } from './go-yaml-errors.js';
 
 export interface BodyLimits {
@@ -82,7 +81,7 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
     }
     return { js: JSON.parse(text) };
   } catch (e) {
-    // OPA's texts: go-yaml's, or Go's json.Decoder's, which reads only the first value (go-json-errors.ts).
+    // OPA's texts: go-yaml's, or Go's json.Decoder's, which reads only the first value (runtime/value/go-json.ts).
     if (yaml) throw badRequest(`${prefix}: ${goYAMLError(text, e)}`);
     const go = goJSONDecode(text, mode);
     if (go.ok && go.end < text.length) return parseDocument(text.slice(0, go.end), yaml, limits, prefix, mode);
@@ -92,10 +91,10 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
 }
 
 /** The request body parsed once (gzip allowed, YAML by Content-Type). */
-export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix: string): ParsedDocument | undefined {
+export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix: string, mode: GoJSONMode = 'decode'): ParsedDocument | undefined {
   const cached = (req as WithParsedBody)[PARSED_BODY];
   if (cached !== undefined) return cached ?? undefined;
-  const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix);
+  const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix, mode);
   (req as WithParsedBody)[PARSED_BODY] = doc ?? null;
   return doc;
 }

@@ -2,12 +2,12 @@
 // ad-hoc query and return one bindings object per solution; POST / evaluates the
 // default decision (config `default_decision`) with the body as input.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { goJSONError } from '../../runtime/index.js';
 import { fromWireError } from '../engine/evaluate.js';
 import { bodyText, documentMember, goTypeMismatch, parseDocument, type ParsedDocument } from './body.js';
 import { RequestMetrics, inputPayload, logDecision, newDecisionId, type ServerContext } from './context.js';
 import { webhookDecision } from './data.js';
 import { ApiError, badRequest, toApiError } from './errors.js';
-import { goJSONError } from './go-json-errors.js';
 import { RawJSON, stringify } from './json.js';
 import { QueryParams, configPathSegments, toDataPath } from './params.js';
 import { sendJSON } from './reply.js';

@@ -70,7 +70,9 @@ export function authzInput(ctx: ServerContext, req: FastifyRequest, authenticati
     }
   }
   if (bodyAllowed(input.get('method') as string, path) && Buffer.isBuffer(req.body) && req.body.length > 0) {
-    const doc = requestDocument(req, ctx.limits, 'body contains malformed input document');
+    // OPA's authorizer parses with util.UnmarshalJSON (trailing data is an error) and
+    // reports the bare parser message; the handler then reuses this parse.
+    const doc = requestDocument(req, ctx.limits, '', 'unmarshal');
     if (doc !== undefined) input.set('body', doc.exact ?? fromJS(doc.js));
   }
   return input;

@@ -57,6 +57,16 @@ describe('token authentication + basic authorization', () => {
     expect(denied.status).toBe(401);
   });
 
+  it('parses the body as util.UnmarshalJSON does and reports the bare parser error', async () => {
+    const admin = { authorization: 'Bearer admin-token' };
+    const trailing = await call(server, 'POST', '/v1/data/greeting', '{"input": 1} 2', admin);
+    expect(trailing.status).toBe(400);
+    expect(trailing.json()).toEqual({ code: 'invalid_parameter', message: "error: invalid character '2' after top-level value" });
+    const bad = await call(server, 'POST', '/v1/data/greeting', '{"input": x}', admin);
+    expect(bad.json()).toEqual({ code: 'invalid_parameter', message: "invalid character 'x' looking for beginning of value" });
+    expect((await call(server, 'POST', '/v1/data/greeting', '{"input": 1}', admin)).json()).toEqual({ result: 'hello' });
+  });
+
   it('uses the reason of an {allowed, reason} decision, and 500 when undefined', async () => {
     const engine = server.app.regent.engine;
     await engine.deletePolicy('record.rego');

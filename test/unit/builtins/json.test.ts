@@ -174,11 +174,14 @@ describe('json.unmarshal and json.is_valid', () => {
     expect(e('{1: 2}')).toBe("eval_builtin_error: json.unmarshal: invalid character '1' looking for beginning of object key string");
     expect(e('tru')).toBe('eval_builtin_error: json.unmarshal: unexpected EOF');
     expect(e('trux')).toBe("eval_builtin_error: json.unmarshal: invalid character 'x' in literal true (expecting 'e')");
-    expect(e('1x')).toBe("eval_builtin_error: json.unmarshal: invalid character 'x' after top-level value");
+    // util.UnmarshalJSON decodes "1", then decoder.Token() decodes what follows.
+    expect(e('1x')).toBe("eval_builtin_error: json.unmarshal: invalid character 'x' looking for beginning of value");
     expect(e('1 2')).toBe("eval_builtin_error: json.unmarshal: error: invalid character '2' after top-level value");
     expect(e('{} x')).toBe("eval_builtin_error: json.unmarshal: invalid character 'x' looking for beginning of value");
     expect(e('-')).toBe('eval_builtin_error: json.unmarshal: unexpected EOF');
-    expect(e('01')).toBe("eval_builtin_error: json.unmarshal: invalid character '1' after top-level value");
+    expect(e('01')).toBe("eval_builtin_error: json.unmarshal: error: invalid character '1' after top-level value");
+    expect(e('{} ]')).toBe("eval_builtin_error: json.unmarshal: invalid character ']' looking for beginning of value");
+    expect(e('é')).toBe("eval_builtin_error: json.unmarshal: invalid character 'Ã' looking for beginning of value");
     expect(err('json.unmarshal', 1)).toBe('eval_type_error: json.unmarshal: operand 1 must be string but got number');
   });
   it('is_valid (jsonbuiltins)', () => {

@@ -1,27 +1,12 @@
-// Go's encoding/json error texts for request bodies that JSON.parse rejected.
-//
-// OPA reads JSON request bodies with Go's json.Decoder (util.NewJSONDecoder, UseNumber):
-// one Decode call reads the first value and never looks at what follows it. The GET
-// `input` parameter and the authorizer use util.UnmarshalJSON instead, which after
-// the Decode calls decoder.Token() once to reject trailing data. Clients compare the
-// 400 messages byte for byte, so on the error path we re-run the text through a port
-// of Go's scanner (src/encoding/json/scanner.go) and of the parts of stream.go that
-// decide which message wins (Decoder.readValue, Decoder.Token, Decoder.tokenError).
-// Only failures come here, so the port favours fidelity over speed.
-//
-// Go scans bytes, so the text is UTF-8 encoded first, and a non-ASCII offending byte
-// is quoted the way Go's quoteChar does: as the rune with that byte's value ('Ã' for
-// the first byte of "é"). Invalid UTF-8 in the original body was already replaced by
-// U+FFFD (EF BF BD) when the bytes became text, so such a body quotes 'ï' where Go
-// would quote the original byte.
+// A port of Go's encoding/json scanner (src/encoding/json/scanner.go): a state
+// machine fed one UTF-8 byte at a time that reports Go's exact syntax-error texts
+// ("invalid character 'x' looking for beginning of value", "… exceeded max depth"),
+// and the two loops Go runs it in: checkValid (json.Valid) and Decoder.readValue
+// (one json.Decoder.Decode); go-json.ts builds OPA's uses on these. States are
+// module-level functions (the ones inside `\u` escapes and literals are built once),
+// so scanning creates no closures.
 
-/** `decode`: one json.Decoder.Decode (request bodies). `unmarshal`: OPA's util.UnmarshalJSON. */
-export type GoJSONMode = 'decode' | 'unmarshal';
-
-/** Whether Go accepts the text; when it does, `end` is where its (first) value ends, in UTF-16 units. */
-export type GoJSONOutcome = { ok: true; end: number } | { ok: false; message: string };
-
-// Scanner opcodes (scanner.go); only the ones the decoder branches on matter here.
+// Scanner opcodes (scanner.go); only the ones the loops below branch on matter here.
 const SCAN_CONTINUE = 0;
 const SCAN_BEGIN_LITERAL = 1;
 const SCAN_BEGIN_OBJECT = 2;
@@ -44,7 +29,7 @@ const PARSE_ARRAY_VALUE = 2;
 const MAX_NESTING_DEPTH = 10000;
 
 const SPACE = 0x20;
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+export const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
@@ -76,10 +61,14 @@ function quoteRune(c: number): string {
   return String.fromCharCode(c);
 }
 
+/** One scan: feed bytes with `s.step(s, c)`; the returned opcode says what the byte did. */
 class Scanner {
   step: State = stateBeginValue;
   parseState: number[] = [];
+  /** Go's scanner.err: the first syntax error (recorded, not thrown). */
   err: string | undefined;
+  /** The top-level value is complete. */
+  endTop = false;
 
   error(c: number, context: string): number {
     this.step = stateError;
@@ -94,8 +83,50 @@ class Scanner {
 
   pop(): void {
     this.parseState.pop();
-    this.step = this.parseState.length === 0 ? stateEndTop : stateEndValue;
+    if (this.parseState.length === 0) {
+      this.step = stateEndTop;
+      this.endTop = true;
+    } else this.step = stateEndValue;
   }
+
+  /** scanner.eof: the input ended; SCAN_END if it held one complete value, else SCAN_ERROR with `err` set. */
+  eof(): number {
+    if (this.err !== undefined) return SCAN_ERROR;
+    if (this.endTop) return SCAN_END;
+    this.step(this, SPACE);
+    if (this.endTop) return SCAN_END;
+    this.err ??= 'unexpected end of JSON input';
+    return SCAN_ERROR;
+  }
+}
+
+/** Go's checkValid: feed every byte, then eof(); the syntax error, or undefined for exactly one value. */
+export function checkValid(b: Uint8Array): string | undefined {
+  const s = new Scanner();
+  for (let i = 0; i < b.length; i++) {
+    if (s.step(s, b[i]!) === SCAN_ERROR) return s.err;
+  }
+  return s.eof() === SCAN_ERROR ? s.err : undefined;
+}
+
+export type ReadResult = { end: number } | { error: string } | { eof: true };
+
+/** Decoder.readValue from byte `from`: where the value ends, its syntax error, or io.EOF (only spaces). */
+export function readValue(b: Uint8Array, from: number): ReadResult {
+  const s = new Scanner();
+  let nonSpace = false;
+  for (let i = from; i < b.length; i++) {
+    const c = b[i]!;
+    if (!isSpace(c)) nonSpace = true;
+    const op = s.step(s, c);
+    if (op === SCAN_END) return { end: i };
+    // An object or array may end the value: Go feeds an invented space to find out.
+    if ((op === SCAN_END_OBJECT || op === SCAN_END_ARRAY) && stateEndValue(s, SPACE) === SCAN_END) return { end: i + 1 };
+    if (op === SCAN_ERROR) return { error: s.err! };
+  }
+  // io.EOF: a space completes a pending number; anything else half-read is io.ErrUnexpectedEOF.
+  if (s.step(s, SPACE) === SCAN_END) return { end: b.length };
+  return nonSpace ? { error: 'unexpected EOF' } : { eof: true };
 }
 
 function stateBeginValueOrEmpty(s: Scanner, c: number): number {
@@ -123,13 +154,13 @@ function stateBeginValue(s: Scanner, c: number): number {
       s.step = state0;
       return SCAN_BEGIN_LITERAL;
     case 0x74 /* t */:
-      s.step = literal('true', 1);
+      s.step = TRUE[1]!;
       return SCAN_BEGIN_LITERAL;
     case 0x66 /* f */:
-      s.step = literal('false', 1);
+      s.step = FALSE[1]!;
       return SCAN_BEGIN_LITERAL;
     case 0x6e /* n */:
-      s.step = literal('null', 1);
+      s.step = NULL[1]!;
       return SCAN_BEGIN_LITERAL;
   }
   if (c >= 0x31 && c <= 0x39) {
@@ -161,6 +192,7 @@ function stateEndValue(s: Scanner, c: number): number {
   const n = s.parseState.length;
   if (n === 0) {
     s.step = stateEndTop;
+    s.endTop = true;
     return stateEndTop(s, c);
   }
   if (isSpace(c)) {
@@ -224,29 +256,36 @@ function stateInStringEsc(s: Scanner, c: number): number {
     return SCAN_CONTINUE;
   }
   if (c === 0x75 /* u */) {
-    s.step = hexEscape(4);
+    s.step = HEX[0]!;
     return SCAN_CONTINUE;
   }
   return s.error(c, 'in string escape code');
 }
 
-/** The states after `\u`: `left` hex digits to go (stateInStringEscU, …U1, …U12, …U123). */
-function hexEscape(left: number): State {
-  return (s, c) => {
-    if (!isHex(c)) return s.error(c, 'in \\u hexadecimal character escape');
-    s.step = left === 1 ? stateInString : hexEscape(left - 1);
-    return SCAN_CONTINUE;
-  };
-}
+/** The states after `\u`: HEX[k] wants hex digit k+1 of 4 (stateInStringEscU, …U1, …U12, …U123). */
+const HEX: State[] = [1, 2, 3, 4].map((k) => (s: Scanner, c: number): number => {
+  if (!isHex(c)) return s.error(c, 'in \\u hexadecimal character escape');
+  s.step = k === 4 ? stateInString : HEX[k]!;
+  return SCAN_CONTINUE;
+});
 
 /** The states inside true/false/null: `word[k]` is the byte expected next (stateT, stateTr, …). */
-function literal(word: string, k: number): State {
-  return (s, c) => {
-    if (c !== word.charCodeAt(k)) return s.error(c, `in literal ${word} (expecting ${quoteChar(word.charCodeAt(k))})`);
-    s.step = k === word.length - 1 ? stateEndValue : literal(word, k + 1);
-    return SCAN_CONTINUE;
-  };
+function literalStates(word: string): State[] {
+  const states: State[] = [];
+  for (let k = 1; k < word.length; k++) {
+    const expected = word.charCodeAt(k);
+    states[k] = (s, c) => {
+      if (c !== expected) return s.error(c, `in literal ${word} (expecting ${quoteChar(expected)})`);
+      s.step = k === word.length - 1 ? stateEndValue : states[k + 1]!;
+      return SCAN_CONTINUE;
+    };
+  }
+  return states;
 }
+
+const TRUE = literalStates('true');
+const FALSE = literalStates('false');
+const NULL = literalStates('null');
 
 function stateNeg(s: Scanner, c: number): number {
   if (c === 0x30) {
@@ -319,69 +358,3 @@ function stateError(): number {
   return SCAN_ERROR;
 }
 
-type ReadResult = { end: number } | { error: string } | { eof: true };
-
-/** Decoder.readValue from byte `from`: where the value ends, its syntax error, or io.EOF (only spaces). */
-function readValue(b: Uint8Array, from: number): ReadResult {
-  const s = new Scanner();
-  let nonSpace = false;
-  for (let i = from; i < b.length; i++) {
-    const c = b[i]!;
-    if (!isSpace(c)) nonSpace = true;
-    const op = s.step(s, c);
-    if (op === SCAN_END) return { end: i };
-    // An object or array may end the value: Go feeds an invented space to find out.
-    if ((op === SCAN_END_OBJECT || op === SCAN_END_ARRAY) && stateEndValue(s, SPACE) === SCAN_END) return { end: i + 1 };
-    if (op === SCAN_ERROR) return { error: s.err! };
-  }
-  // io.EOF: a space completes a pending number; anything else half-read is io.ErrUnexpectedEOF.
-  if (s.step(s, SPACE) === SCAN_END) return { end: b.length };
-  return nonSpace ? { error: 'unexpected EOF' } : { eof: true };
-}
-
-/** The `%s` text of the token decoder.Token() returns for a scalar (UseNumber), or undefined for null. */
-function tokenText(literalText: string): string | undefined {
-  if (literalText === 'null') return undefined;
-  if (literalText === 'true' || literalText === 'false') return `%!s(bool=${literalText})`;
-  if (literalText.startsWith('"')) {
-    // Go decodes unpaired surrogate escapes to U+FFFD.
-    return (JSON.parse(literalText) as string).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-  }
-  return literalText; // a json.Number keeps its source text
-}
-
-/** What Go's decoder makes of `text`: the end of the value it accepts, or its error message. */
-export function goJSONDecode(text: string, mode: GoJSONMode = 'decode'): GoJSONOutcome {
-  const b = Buffer.from(text, 'utf8');
-  const first = readValue(b, 0);
-  if ('eof' in first) return { ok: false, message: 'EOF' };
-  if ('error' in first) return { ok: false, message: first.error };
-  const ok: GoJSONOutcome = { ok: true, end: b.subarray(0, first.end).toString('utf8').length };
-  if (mode === 'decode') return ok;
-
-  // util.UnmarshalJSON: `tok, err := decoder.Token()`; a token is reported with %s.
-  let p = first.end;
-  while (p < b.length && isSpace(b[p]!)) p++;
-  if (p === b.length) return ok;
-  const c = b[p]!;
-  const trailing = (tok: string): GoJSONOutcome => ({ ok: false, message: `error: invalid character '${tok}' after top-level value` });
-  if (c === 0x5b || c === 0x7b) return trailing(String.fromCharCode(c)); // a json.Delim
-  if (c === 0x5d || c === 0x7d || c === 0x3a || c === 0x2c) {
-    return { ok: false, message: `invalid character ${quoteChar(c)} looking for beginning of value` }; // Decoder.tokenError
-  }
-  const next = readValue(b, p);
-  if ('error' in next) return { ok: false, message: next.error };
-  if ('eof' in next) return ok; // unreachable: b[p] is not a space
-  const tok = tokenText(b.subarray(p, next.end).toString('utf8'));
-  return tok === undefined ? ok : trailing(tok);
-}
-
-/**
- * The message Go's decoder gives for `text` (see goJSONDecode for the modes): `EOF` for
- * an empty or all-space text, `unexpected EOF` for a truncated one, otherwise Go's
- * `invalid character …` syntax error. Returns '' when Go would accept the text.
- */
-export function goJSONError(text: string, mode: GoJSONMode = 'decode'): string {
-  const outcome = goJSONDecode(text, mode);
-  return outcome.ok ? '' : outcome.message;
-}

@@ -1,10 +1,10 @@
-// Go's encoding/json messages (server/api/go-json-errors.ts) and go-yaml's
-// (server/api/go-yaml-errors.ts) for bodies JSON.parse / js-yaml reject: one row per
-// message kind, with the exact text OPA's decoder gives.
-import { load } from 'js-yaml';
+// Go's encoding/json messages (runtime/value/go-json.ts): one row per message kind,
+// with the exact text OPA gives — json.Decoder.Decode for request bodies,
+// util.UnmarshalJSON for the GET input parameter and json.unmarshal, json.Valid for
+// json.is_valid.
 import { describe, expect, it } from 'vitest';
-import { goJSONDecode, goJSONError, quoteChar } from '../../../server/api/go-json-errors.js';
-import { goYAMLError } from '../../../server/api/go-yaml-errors.js';
+import { goJSONCheckValid, goJSONDecode, goJSONError, goJSONValid } from '../../../runtime/index.js';
+import { quoteChar } from '../../../runtime/value/go-json-scanner.js';
 
 describe('goJSONError (json.Decoder.Decode, request bodies)', () => {
   const cases: [string, string][] = [
@@ -159,51 +159,36 @@ describe('quoteChar (strconv.Quote of the byte as a rune)', () => {
   });
 });
 
-describe('goYAMLError (go-yaml v2 via sigs.k8s.io/yaml)', () => {
-  const cases: [string, string][] = [
-    // scanner errors: 1-based line, left out on the first line
-    ['a: b: c', 'yaml: mapping values are not allowed in this context'],
-    ['a: 1\nb: c: d', 'yaml: line 2: mapping values are not allowed in this context'],
-    ['x: y\n  z: w', 'yaml: line 2: mapping values are not allowed in this context'],
-    ['a:\n\tb: 1', 'yaml: line 2: found character that cannot start any token'],
-    ['\ta: 1', 'yaml: found character that cannot start any token'],
-    ['a: @x', 'yaml: found character that cannot start any token'],
-    ['a: 1\nb: `x`', 'yaml: line 2: found character that cannot start any token'],
-    ['a: [1, @x]', 'yaml: found character that cannot start any token'],
-    ['"abc', 'yaml: found unexpected end of stream'],
-    ["a: 'abc\nb: 1", 'yaml: line 2: found unexpected end of stream'],
-    ['a: "abc\n', 'yaml: line 2: found unexpected end of stream'],
-    // reader errors carry no line
-    ['a: \u0001', 'yaml: control characters are not allowed'],
-    // parser errors: 0-based line of the offending token
-    ['{"input": 1', "yaml: line 1: did not find expected ',' or '}'"],
-    ['input: [unclosed', "yaml: line 1: did not find expected ',' or ']'"],
-    ['input: [1,\n 2', "yaml: line 2: did not find expected ',' or ']'"],
-    ['{"input": ', 'yaml: line 1: did not find expected node content'],
-    ['[1,', 'yaml: line 1: did not find expected node content'],
-    ['a: [1, 2}', "yaml: did not find expected ',' or ']'"],
-    ['{"a": 1 "b": 2}', "yaml: did not find expected ',' or '}'"],
-    ['a: b\n- c', 'yaml: line 1: did not find expected key'],
-    ['a:\n  b: 1\n c: 2', 'yaml: line 2: did not find expected key'],
-    ['- a\nb: 1', "yaml: line 1: did not find expected '-' indicator"],
-    ['x:\n  - a\n  b: 1', "yaml: line 2: did not find expected '-' indicator"],
-    // composer errors
-    ['a: &x 1\nb: *y', "yaml: unknown anchor 'y' referenced"],
-    // no go-yaml equivalent known: js-yaml's reason, in go-yaml's shape
-    ['a: 1\na: 2', 'yaml: line 2: duplicated mapping key'],
+describe('goJSONCheckValid / goJSONValid (json.Valid, the checkValid of json.Unmarshal)', () => {
+  const invalid: [string, string][] = [
+    ['', 'unexpected end of JSON input'],
+    [' \n', 'unexpected end of JSON input'],
+    ['{"a": [1', 'unexpected end of JSON input'],
+    // eof() feeds a space, and a half-read number complains about it
+    ['-', "invalid character ' ' in numeric literal"],
+    ['1.', "invalid character ' ' after decimal point in numeric literal"],
+    ['1e', "invalid character ' ' in exponent of numeric literal"],
+    ['plainstring', "invalid character 'p' looking for beginning of value"],
+    ['[1,]', "invalid character ']' looking for beginning of value"],
+    ['é', "invalid character 'Ã' looking for beginning of value"],
+    // unlike the Decoder, the whole text must be one value
+    ['1x', "invalid character 'x' after top-level value"],
+    ['01', "invalid character '1' after top-level value"],
+    ['1 2', "invalid character '2' after top-level value"],
+    ['{} x', "invalid character 'x' after top-level value"],
+    ['{"a": 1} null', "invalid character 'n' after top-level value"],
+    ['['.repeat(10001), "invalid character '[' exceeded max depth"],
   ];
-  it.each(cases)('%j → %s', (text, message) => {
-    let error: unknown;
-    try {
-      load(text);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeDefined();
-    expect(goYAMLError(text, error)).toBe(message);
+  it.each(invalid)('%j → %s', (text, message) => {
+    expect(goJSONCheckValid(text)).toBe(message);
+    expect(goJSONValid(text)).toBe(false);
   });
 
-  it('falls back to the first line of a non-js-yaml error', () => {
-    expect(goYAMLError('x', new RangeError('Maximum call stack size exceeded\nmore'))).toBe('yaml: Maximum call stack size exceeded');
-  });
+  it.each(['1', ' 0 ', '-1.5e+3', '"a\\u00e9\\n"', 'null', ' {"a": [1, true, null, {}], "é": "😀"} \n', '['.repeat(10000) + ']'.repeat(10000)])(
+    'accepts %j',
+    (text) => {
+      expect(goJSONCheckValid(text)).toBeUndefined();
+      expect(goJSONValid(text)).toBe(true);
+    },
+  );
 });
