@@ -149,7 +149,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   }
   const durations = registerMetricsRoutes(app, ctx);
   app.setNotFoundHandler((req, reply) => {
-    durations.observe(404, 'catchall', req.method, reply.elapsedTime / 1000);
+    durations(404, 'catchall', req.method, reply.elapsedTime / 1000);
     return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n');
   });
   registerDataRoutes(app, ctx);

@@ -7,7 +7,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServerConfig } from '../config/config.js';
 import type { ServerContext } from './context.js';
 import type { RouteFlags } from './reply.js';
-import { RequestDurations } from './request-durations.js';
+import { HistogramFamily } from '../metrics/families.js';
 
 const DEFAULT_BUCKETS = [1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 0.01, 0.1, 1];
 
@@ -23,21 +23,25 @@ export function createRegistry(): Registry {
   return registry;
 }
 
+/** Records http_request_duration_seconds{code,handler,method}. */
+export type RequestDurations = (code: number, handler: string, method: string, seconds: number) => void;
+
 export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext): RequestDurations {
-  const durations = new RequestDurations(configuredBuckets(ctx.config), ctx.prometheus);
+  const histogram = new HistogramFamily('http_request_duration_seconds', 'A histogram of duration for requests.', ['code', 'handler', 'method'], configuredBuckets(ctx.config), ctx.prometheus);
+  const observe: RequestDurations = (code, handler, method, seconds) => histogram.child(String(code), handler, method.toLowerCase()).observe(seconds);
   // Each route gets its own onResponse hook that knows its handler label, so the
   // hot path never builds reply.routeOptions (a fresh object per access).
   app.addHook('onRoute', (route) => {
     const handler = ((route.config ?? {}) as RouteFlags).handler ?? 'catchall';
-    const observe: onResponseHookHandler = (req, reply, done) => {
-      durations.observe(reply.statusCode, handler, req.method, reply.elapsedTime / 1000);
+    const hook: onResponseHookHandler = (req, reply, done) => {
+      observe(reply.statusCode, handler, req.method, reply.elapsedTime / 1000);
       done();
     };
-    route.onResponse = route.onResponse === undefined ? [observe] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), observe];
+    route.onResponse = route.onResponse === undefined ? [hook] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), hook];
   });
   app.get('/metrics', { config: { handler: 'metrics' } }, async (_req, reply) => {
     const text = await ctx.prometheus.metrics();
     return reply.code(200).header('content-type', ctx.prometheus.contentType).send(text);
   });
-  return durations;
+  return observe;
 }

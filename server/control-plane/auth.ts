@@ -101,6 +101,11 @@ export function setPrincipal(req: FastifyRequest, p: Principal): void {
   (req as unknown as Record<symbol, Principal>)[PRINCIPAL] = p;
 }
 
+/** Whether the auth hook authenticated this request. */
+export function hasPrincipal(req: FastifyRequest): boolean {
+  return (req as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL] !== undefined;
+}
+
 /** The principal authenticated for this request (the auth hook ran first). */
 export function principalOf(req: FastifyRequest): Principal {
   const p = (req as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];

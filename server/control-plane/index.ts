@@ -4,12 +4,16 @@
 // then migrates, loads the configuration's definitions and starts the build
 // scheduler; /health answers 500 until then and 200 `{}` after. `stop()` closes
 // the server, the scheduler and the database, so tests and the CLI end cleanly.
+// Each instance has its own metrics Registry (metrics.ts), served at /metrics and
+// fed by the /v1 routes, the default scheduler's builds and git syncs, and the
+// SQL storage's statements.
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { setPrincipal, TokenTable } from './auth.js';
+import { hasPrincipal, setPrincipal, TokenTable } from './auth.js';
 import { applyConfig } from './config/apply.js';
 import { InvalidParameter, NotFound, NotReady } from './errors.js';
+import { ControlPlaneMetrics, instrumentRoutes, registerMetricsRoute } from './metrics.js';
 import { registerBundleRoutes } from './routes/bundles.js';
 import { notifier, sendError, type RouteContext } from './routes/common.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -18,6 +22,7 @@ import { registerSourceRoutes } from './routes/sources.js';
 import { registerStackRoutes } from './routes/stacks.js';
 import { Scheduler } from './scheduler.js';
 import { openPostgresStorage } from './storage/postgres.js';
+import { SqlStorage } from './storage/repository.js';
 import { openSqliteStorage } from './storage/sqlite.js';
 import type { Storage } from './storage/storage.js';
 import type { BuildScheduler, ControlPlaneConfig } from './types.js';
@@ -49,6 +54,8 @@ export interface ControlPlane {
   start(): Promise<string>;
   stop(): Promise<void>;
   readonly ready: boolean;
+  /** This instance's Prometheus metrics (served at `{api_prefix}/metrics`). */
+  readonly metrics: ControlPlaneMetrics;
 }
 
 /** Open the storage a configuration selects (SQLite under dataDir by default). */
@@ -59,14 +66,16 @@ export function openStorage(config: ControlPlaneConfig, dataDir: string): Storag
   return openSqliteStorage(file);
 }
 
-/** The builder side's scheduler, logging through the control plane's logger. */
-function defaultScheduler(store: Storage, dataDir: string, logger: Logger): BuildScheduler {
+/** The builder side's scheduler, logging through the control plane's logger and feeding its metrics. */
+function defaultScheduler(store: Storage, dataDir: string, logger: Logger, metrics: ControlPlaneMetrics): BuildScheduler {
   const log = logger.child({ component: 'builder' });
   return new Scheduler({
     store,
     dataDir,
     cwd: process.cwd(),
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
+    gitSync: metrics,
+    onBuild: (o) => metrics.bundleBuilt(o.bundle_name, o.status, o.durationMs / 1000),
   });
 }
 
@@ -99,8 +108,12 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     routerOptions: { maxParamLength: 4096 },
     forceCloseConnections: true,
   });
+  const metrics = new ControlPlaneMetrics(config.metrics);
   const store = options.store ?? openStorage(config, options.dataDir ?? 'data');
-  const scheduler = options.scheduler === undefined ? defaultScheduler(store, options.dataDir ?? 'data', logger) : (options.scheduler ?? undefined);
+  const sqlDb = store instanceof SqlStorage ? store.db : undefined;
+  if (sqlDb && metrics.queryObserver) sqlDb.observer = metrics.queryObserver;
+  const scheduler =
+    options.scheduler === undefined ? defaultScheduler(store, options.dataDir ?? 'data', logger, metrics) : (options.scheduler ?? undefined);
   const tokens = new TokenTable(config.tokens);
   let ready = false;
   let started = false;
@@ -115,7 +128,9 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   app.register(
     async (api) => {
       registerHealthRoutes(api, ctx);
+      registerMetricsRoute(api, metrics);
       await api.register(async (v1) => {
+        instrumentRoutes(v1, metrics, hasPrincipal);
         v1.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
           if (!ready) throw new NotReady();
           setPrincipal(req, tokens.authenticate(req.headers.authorization));
@@ -135,6 +150,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     get ready() {
       return ready;
     },
+    metrics,
     async start() {
       if (started) throw new Error('control plane already started');
       started = true;
@@ -156,6 +172,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       ready = false;
       await app.close();
       if (scheduler) await scheduler.stop();
+      if (sqlDb && sqlDb.observer === metrics.queryObserver) sqlDb.observer = undefined;
       await store.close();
     },
   };

@@ -9,6 +9,7 @@ import type {
   StackDef,
   StatusRecord,
 } from './contract.js';
+import type { MetricsConfig } from './metrics.js';
 
 export type {
   BuildScheduler,
@@ -81,6 +82,8 @@ export interface ControlPlaneConfig {
   database?: DatabaseConfig;
   /** Prefix of every route, `''` when unset (config `service.api_prefix`). */
   apiPrefix: string;
+  /** The `metrics` key as written (metrics.ts); absent means every metric on. */
+  metrics?: MetricsConfig;
 }
 
 /** Options of a list query, after parameter parsing. */

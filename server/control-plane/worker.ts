@@ -19,7 +19,7 @@ import { checkGlobs, GlobSyntaxError } from './builder/glob.js';
 import { resolveRevision, type SourceMeta } from './builder/revision.js';
 import { readBuiltinSource } from './sources/builtin.js';
 import { readDirectorySource } from './sources/directory.js';
-import { syncGit } from './sources/git.js';
+import { syncGit, type GitSyncObserver } from './sources/git.js';
 import { applyTransforms, fetchDatasources } from './sources/http.js';
 import { readSourceData } from './sources/source-data.js';
 import { createObjectStore, type ObjectStore } from './storage-objects/index.js';
@@ -32,6 +32,8 @@ export interface WorkerOptions {
   cwd?: string;
   timeoutMs?: number;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Git sync outcomes (metrics). */
+  gitSync?: GitSyncObserver;
 }
 
 export interface BuildOutcome extends StatusRecord {
@@ -141,7 +143,7 @@ export class BundleWorker {
       meta.http = ds.hashes.http;
     }
     if (def.git?.repo) {
-      const g = await syncGit(def, pin, secrets, { cacheDir: this.opts.dataDir, timeoutMs: this.opts.timeoutMs });
+      const g = await syncGit(def, pin, secrets, { cacheDir: this.opts.dataDir, timeoutMs: this.opts.timeoutMs, observer: this.opts.gitSync });
       parts.push(g.tree);
       meta.git = { commit: g.commit };
     }

@@ -13,6 +13,7 @@ import { ConfigError, InvalidParameter } from '../errors.js';
 import type { ControlPlaneConfig, DatabaseConfig, Role, SourceDef, TokenConfig } from '../types.js';
 import { secretValueOf, toBundleDef, toSourceDef, toStackDef } from './definitions.js';
 import { formatSchemaErrors, validateConfig } from './schema.js';
+import { validateMetricsConfig, type MetricsConfig } from '../metrics.js';
 
 type Obj = Record<string, unknown>;
 
@@ -128,6 +129,8 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
   try {
     const service = c.service as { api_prefix?: string } | undefined;
     const prefix = service?.api_prefix ?? '';
+    const metrics = c.metrics as MetricsConfig | undefined;
+    validateMetricsConfig(metrics);
     return {
       bundles: entries('bundles').map(([n, b]) => toBundleDef(b, n)),
       sources: sortSources(entries('sources').map(([n, s]) => expandDatasources(toSourceDef(s, n), env))),
@@ -136,6 +139,7 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
       tokens: tokensOf((c.tokens as Obj | undefined) ?? {}, env),
       database: databaseOf(c.database as Obj | undefined, env),
       apiPrefix: prefix === '/' ? '' : prefix,
+      ...(metrics ? { metrics } : {}),
     };
   } catch (e) {
     if (e instanceof InvalidParameter) throw new ConfigError(`configuration error: ${e.message}`);

@@ -124,6 +124,20 @@ export function configSchema(): Schema {
     true,
   );
   const service = obj({ api_prefix: { type: 'string', pattern: '^/([^/].*[^/])?$' } }, true);
+  // metrics: `enabled`, and per area `enabled` plus one entry per metric (`enabled`, `buckets_seconds`).
+  const bool: Schema = { type: 'boolean' };
+  const metric = obj({ enabled: bool, buckets_seconds: { type: 'array', items: { type: 'number' } } }, true);
+  const area = (...names: string[]): Schema => obj({ enabled: bool, ...Object.fromEntries(names.map((n) => [n, metric])) }, true);
+  const metrics = obj(
+    {
+      enabled: bool,
+      http: area('request_duration'),
+      gitsync: area('git_sync_duration', 'git_sync_count'),
+      worker: area('bundle_build_duration', 'bundle_build_count'),
+      database: area('database_query_duration', 'database_query_count'),
+    },
+    true,
+  );
   const mapOf = (s: Schema): Schema => ({ type: 'object', additionalProperties: s });
   return obj(
     {
@@ -134,7 +148,7 @@ export function configSchema(): Schema {
       tokens: mapOf(token),
       database,
       service,
-      metrics: { type: 'object' },
+      metrics,
       metadata: { type: 'object' },
     },
     true,

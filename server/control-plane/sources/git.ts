@@ -23,6 +23,14 @@ export interface GitOptions {
   /** Directory holding the bare mirrors (`<cacheDir>/git/<hash>.git`). */
   cacheDir: string;
   timeoutMs?: number;
+  /** Told about each sync (metrics): failures, and successes that fetched. */
+  observer?: GitSyncObserver;
+}
+
+/** Receives git sync outcomes by source name and configured repository URL. */
+export interface GitSyncObserver {
+  gitSyncSucceeded(source: string, repo: string, seconds: number): void;
+  gitSyncFailed(source: string, repo: string): void;
 }
 
 export interface GitResult {
@@ -50,6 +58,20 @@ async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
 }
 
 export async function syncGit(def: SourceDef, pin: string | undefined, secrets: SecretLookup, opts: GitOptions): Promise<GitResult> {
+  const started = performance.now();
+  const state = { fetched: false };
+  try {
+    const result = await syncGitOnce(def, pin, secrets, opts, state);
+    // As in the reference, a sync counts as a success only when it fetched.
+    if (state.fetched) opts.observer?.gitSyncSucceeded(def.name, def.git!.repo, (performance.now() - started) / 1000);
+    return result;
+  } catch (e) {
+    opts.observer?.gitSyncFailed(def.name, def.git!.repo);
+    throw e;
+  }
+}
+
+async function syncGitOnce(def: SourceDef, pin: string | undefined, secrets: SecretLookup, opts: GitOptions, state: { fetched: boolean }): Promise<GitResult> {
   const git = def.git!;
   const where = `source "${def.name}": git synchronizer: ${git.repo}`;
   const commitWanted = pin || git.commit;
@@ -66,6 +88,7 @@ export async function syncGit(def: SourceDef, pin: string | undefined, secrets: 
       }
       const has = async (rev: string): Promise<boolean> => run(['cat-file', '-e', `${rev}^{commit}`]).then(() => true, () => false);
       if (!commitWanted || !(await has(commitWanted))) {
+        state.fetched = true;
         await run(['fetch', '--force', '--prune', '--no-tags', '-q', '--', git.repo, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*']);
         if (commitWanted && !(await has(commitWanted)) && /^[0-9a-f]{40}$/i.test(commitWanted)) {
           await run(['fetch', '-q', '--', git.repo, commitWanted]).catch(() => undefined);

@@ -4,7 +4,7 @@
 // deployment (or a test run): it is created if missing and set as search_path
 // on every pooled connection.
 import pg from 'pg';
-import { ConstraintError, type SqlDb, type SqlExecutor } from './storage.js';
+import { ConstraintError, observeExecutor, type QueryObserver, type SqlDb, type SqlExecutor } from './storage.js';
 import { SqlStorage } from './repository.js';
 
 /** Turn `?` placeholders into `$1, $2, ...` (statements never contain literal `?`). */
@@ -61,6 +61,7 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 export class PostgresDb implements SqlDb {
   readonly dialect = 'postgres' as const;
+  observer?: QueryObserver;
   private readonly pool: pg.Pool;
   private readonly direct: SqlExecutor;
   private ready: Promise<void> | undefined;
@@ -74,7 +75,7 @@ export class PostgresDb implements SqlDb {
     });
     // Idle-client errors (server restart) must not crash the process.
     this.pool.on('error', () => undefined);
-    this.direct = executor(this.pool);
+    this.direct = observeExecutor(executor(this.pool), () => this.observer);
   }
 
   /** Connect once and create the schema; the error names the DSN host, not credentials. */
@@ -111,7 +112,7 @@ export class PostgresDb implements SqlDb {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await fn(executor(client));
+      const result = await fn(observeExecutor(executor(client), () => this.observer));
       await client.query('COMMIT');
       return result;
     } catch (e) {

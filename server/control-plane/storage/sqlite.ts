@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConstraintError, type SqlDb, type SqlExecutor } from './storage.js';
+import { ConstraintError, observeExecutor, type QueryObserver, type SqlDb, type SqlExecutor } from './storage.js';
 import { SqlStorage } from './repository.js';
 
 /** Map a driver error to ConstraintError where it is one. */
@@ -30,6 +30,7 @@ function bind(params: unknown[]): unknown[] {
 
 export class SqliteDb implements SqlDb {
   readonly dialect = 'sqlite' as const;
+  observer?: QueryObserver;
   private readonly db: Database.Database;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly direct: SqlExecutor;
@@ -42,7 +43,7 @@ export class SqliteDb implements SqlDb {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     const db = this.db;
-    this.direct = {
+    const raw: SqlExecutor = {
       all: async <T>(sql: string, params: unknown[] = []) => {
         try {
           return db.prepare(sql).all(...bind(params)) as T[];
@@ -65,6 +66,7 @@ export class SqliteDb implements SqlDb {
         }
       },
     };
+    this.direct = observeExecutor(raw, () => this.observer);
   }
 
   /** Run `fn` after everything queued before it; never runs two at once. */

@@ -65,9 +65,37 @@ export interface SqlExecutor {
 
 export interface SqlDb extends SqlExecutor {
   readonly dialect: 'sqlite' | 'postgres';
+  /** Told about every statement the driver runs (metrics); unset by default. */
+  observer?: QueryObserver;
   /** Run `fn` in a write transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** A statement's SQL and its duration in seconds, or undefined when it failed. */
+export type QueryObserver = (sql: string, seconds: number | undefined) => void;
+
+/** `inner`, reporting each statement to the observer `current()` returns (if any). */
+export function observeExecutor(inner: SqlExecutor, current: () => QueryObserver | undefined): SqlExecutor {
+  const timed = async <T>(sql: string, run: () => Promise<T>): Promise<T> => {
+    const observer = current();
+    if (observer === undefined) return run();
+    const start = performance.now();
+    let result: T;
+    try {
+      result = await run();
+    } catch (e) {
+      observer(sql, undefined);
+      throw e;
+    }
+    observer(sql, (performance.now() - start) / 1000);
+    return result;
+  };
+  return {
+    all: <T>(sql: string, params?: unknown[]) => timed(sql, () => inner.all<T>(sql, params)),
+    run: (sql, params) => timed(sql, () => inner.run(sql, params)),
+    exec: (script) => timed(script, () => inner.exec(script)),
+  };
 }
 
 /** A constraint violation reported by a driver, in driver-independent form. */
