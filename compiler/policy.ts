@@ -14,6 +14,7 @@ import { hoistQuery } from './passes/hoist-invariants.js';
 import { Program } from './codegen/js/program.js';
 import type { PolicyIR, QueryPlan } from './ir/ir.js';
 import { RUNTIME } from '../runtime/scope.js';
+import './builtin-parser.js'; // provides rego.parse_module's parser to the runtime
 import { EvalContext } from '../runtime/eval/context.js';
 import { EvalError } from '../runtime/eval/errors.js';
 import { RObject } from '../runtime/value/collections.js';

@@ -1,6 +1,7 @@
 // Language-level builtins: the `rego` family, `print` and the `internal.*` builtins
 // OPA declares. rego.parse_module parses Rego source into OPA's JSON AST as a value
-// (what `opa parse --format json` prints, comments included). rego.metadata.chain/
+// (what `opa parse --format json` prints, comments included), through the parser
+// the compiler provides (provideModuleParser). rego.metadata.chain/
 // rule return the annotations the host provides in ctx.extras (a value, or a
 // function of no arguments); without them, an empty chain and an empty object.
 // internal.print is print's compiled form (an array of per-argument value sets),
@@ -13,24 +14,27 @@ import { asArray, asString } from './args.js';
 import { BuiltinError } from './errors.js';
 import type { Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
-import { parseJSON } from '../value/json.js';
-import { parseModule } from '../../compiler/parser/index.js';
-import { moduleToJSON, stringifyOpaJSON } from '../../compiler/ast/opa-json.js';
-import { RegoErrors } from '../../compiler/source/diagnostics.js';
 import { formatPlain } from '../value/format.js';
+
+/**
+ * Parses Rego source into OPA's JSON AST as a value, or throws a BuiltinError
+ * with OPA's message. The runtime has no parser of its own (it never imports the
+ * compiler); the compiler provides one when it loads (compiler/policy.ts).
+ */
+export type ModuleParser = (file: string, text: string) => Value;
+
+let moduleParser: ModuleParser | undefined;
+
+/** Install the parser behind rego.parse_module. */
+export function provideModuleParser(parser: ModuleParser): void {
+  moduleParser = parser;
+}
 
 function parseModuleBuiltin(args: Value[]): Value {
   const file = asString(args[0]!, 1);
   const text = asString(args[1]!, 2);
-  let m;
-  try {
-    m = parseModule(text, file);
-  } catch (e) {
-    if (!(e instanceof RegoErrors)) throw e;
-    const lines = e.errors.map((x) => `${x.location ? `${x.location.file}:${x.location.row}: ` : ''}${x.code}: ${x.message}`);
-    throw new BuiltinError(lines.length === 1 ? `1 error occurred: ${lines[0]}` : `${lines.length} errors occurred:\n${lines.join('\n')}`);
-  }
-  return parseJSON(stringifyOpaJSON(moduleToJSON(m), ''));
+  if (moduleParser === undefined) throw new BuiltinError('no Rego parser is available to this runtime');
+  return moduleParser(file, text);
 }
 
 function hostValue(ctx: BuiltinContext, key: string, fallback: () => Value): Value {

@@ -1,8 +1,7 @@
 // The contract between the engine server (server/engine, server/api) and the
 // plugins (bundle download, decision logs, status). The server owns the store
 // and compilation; plugins call back through PluginHost.
-import type { Bundle } from '../../runtime/bundles/types.js';
-import type { Value } from '../../runtime/value/value.js';
+import type { Bundle, Value } from '../../runtime/index.js';
 
 /** Status of one bundle, as OPA's status API and `data.system.bundles` show it. */
 export interface BundleStatus {

@@ -2,6 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { getBuiltin, callBuiltin, type BuiltinContext } from '../../../runtime/builtins/index.js';
 import { RObject, RSet, toJS, type Value } from '../../../runtime/value/index.js';
+import '../../../compiler/index.js'; // the compiler provides rego.parse_module's parser
 
 function ctx(extras: Record<string, unknown> = {}, printed: string[] = []): BuiltinContext {
   return { strict: true, cache: new Map(), nowNs: 0n, print: (m) => void printed.push(m), runtime: new RObject(), extras };
