@@ -1,13 +1,27 @@
-// Certificate-chain verification and private-key parsing for the crypto.*
-// builtins (the parts of OPA's crypto.go beyond plain hashing). Signature checks
-// and key decoding are done by node:crypto.
+// Certificate parsing and chain verification and private-key parsing for the
+// crypto.* builtins (the parts of OPA's crypto.go beyond plain hashing).
+// Certificates are read as Go reads them by runtime/x509; signature checks and
+// key decoding are done by node:crypto.
 import { createPrivateKey, X509Certificate as NodeX509, type KeyObject } from 'node:crypto';
 import { BuiltinError } from './errors.js';
-import { certToJS } from './crypto-x509.js';
 import { goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
+import { EXT_KEY_USAGE_OIDS, goCertificate, goValue, type GoCertificate } from '../x509/index.js';
+import type { Value } from '../value/index.js';
 
-/** getX509CertsFromString: PEM, base64 PEM or base64 DER → DER buffers. */
-export function certsFromString(input: string): Buffer[] {
+/** A certificate of the input: its DER and Go's reading of it. */
+export interface ParsedCert {
+  der: Buffer;
+  go: GoCertificate;
+}
+
+/** The text of a parse failure: Go's own where runtime/x509 gave it, else `fallback`. */
+export function x509Error(e: unknown, fallback: string): BuiltinError {
+  const message = e instanceof Error ? e.message : '';
+  return new BuiltinError(message.startsWith('x509: ') ? message : fallback);
+}
+
+/** getX509CertsFromString: PEM, base64 PEM or base64 DER → certificates. */
+export function certsFromString(input: string): ParsedCert[] {
   if (input.startsWith('-----BEGIN')) return certsFromPem(input);
   let raw: Buffer;
   try {
@@ -19,7 +33,7 @@ export function certsFromString(input: string): Buffer[] {
   return parseDerCerts(raw);
 }
 
-function certsFromPem(pem: string): Buffer[] {
+function certsFromPem(pem: string): ParsedCert[] {
   const chunks: Buffer[] = [];
   let rest = pem;
   while (rest.length > 0) {
@@ -32,15 +46,25 @@ function certsFromPem(pem: string): Buffer[] {
   return parseDerCerts(Buffer.concat(chunks));
 }
 
-function parseDerCerts(der: Buffer): Buffer[] {
+function parseDerCerts(der: Buffer): ParsedCert[] {
   let parts: Buffer[];
   try {
     parts = splitDer(der);
-    for (const p of parts) new NodeX509(p);
   } catch {
     throw new BuiltinError('x509: malformed certificate');
   }
-  return parts;
+  return parts.map(parseCert);
+}
+
+/** One DER certificate, read as Go's x509.ParseCertificate does (and accepted by OpenSSL). */
+export function parseCert(der: Buffer): ParsedCert {
+  try {
+    const go = goCertificate(der);
+    new NodeX509(der);
+    return { der, go };
+  } catch (e) {
+    throw x509Error(e, 'x509: malformed certificate');
+  }
 }
 
 export interface VerifyOptions {
@@ -48,23 +72,6 @@ export interface VerifyOptions {
   currentTime?: Date;
   keyUsages?: number[];
 }
-
-const EKU_OIDS = [
-  '2.5.29.37.0',
-  '1.3.6.1.5.5.7.3.1',
-  '1.3.6.1.5.5.7.3.2',
-  '1.3.6.1.5.5.7.3.3',
-  '1.3.6.1.5.5.7.3.4',
-  '1.3.6.1.5.5.7.3.5',
-  '1.3.6.1.5.5.7.3.6',
-  '1.3.6.1.5.5.7.3.7',
-  '1.3.6.1.5.5.7.3.8',
-  '1.3.6.1.5.5.7.3.9',
-  '1.3.6.1.4.1.311.10.3.3',
-  '2.16.840.1.113730.4.1',
-  '1.3.6.1.4.1.311.2.1.22',
-  '1.3.6.1.4.1.311.61.1.1',
-];
 
 function issued(parent: NodeX509, child: NodeX509): boolean {
   try {
@@ -83,9 +90,9 @@ function timeValid(c: NodeX509, now: Date): boolean {
  * leaf, the rest intermediates. Returns the verified chain, leaf first, or
  * undefined when verification fails.
  */
-export function verifyChain(ders: Buffer[], opts: VerifyOptions): Buffer[] | undefined {
-  if (ders.length < 2) return undefined;
-  const certs = ders.map((d) => new NodeX509(d));
+export function verifyChain(parsed: ParsedCert[], opts: VerifyOptions): ParsedCert[] | undefined {
+  if (parsed.length < 2) return undefined;
+  const certs = parsed.map((p) => new NodeX509(p.der));
   const now = opts.currentTime ?? new Date();
   const root = certs[0]!;
   const leaf = certs[certs.length - 1]!;
@@ -113,14 +120,15 @@ export function verifyChain(ders: Buffer[], opts: VerifyOptions): Buffer[] | und
   if (!usages.includes(0)) {
     for (const idx of chain) {
       const eku = certs[idx]!.keyUsage;
-      if (!eku || eku.length === 0 || eku.includes(EKU_OIDS[0]!)) continue;
-      if (!usages.some((u) => eku.includes(EKU_OIDS[u]!))) return undefined;
+      if (!eku || eku.length === 0 || eku.includes(EXT_KEY_USAGE_OIDS[0]!)) continue;
+      if (!usages.some((u) => eku.includes(EXT_KEY_USAGE_OIDS[u]!))) return undefined;
     }
   }
-  return chain.map((i) => ders[i]!);
+  return chain.map((i) => parsed[i]!);
 }
 
-export const certsToJS = (ders: Buffer[]): unknown[] => ders.map(certToJS);
+/** OPA's extendCertificates: Go's x509.Certificate JSON plus `URIStrings`. */
+export const certsToValue = (certs: ParsedCert[]): Value => goValue(certs.map(({ go }) => ({ ...go.json, URIStrings: go.uriStrings })));
 
 const PEM_KEY_TYPES: Record<string, 'pkcs1' | 'pkcs8' | 'sec1'> = {
   'RSA PRIVATE KEY': 'pkcs1',

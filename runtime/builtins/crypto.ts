@@ -9,9 +9,9 @@ import { BuiltinError, operandError } from './errors.js';
 import { fromJS, type Value } from '../value/index.js';
 import { BigNum } from '../value/number.js';
 import { RObject, RSet } from '../value/collections.js';
-import { b64OrError, goBase64Decode, pemDecode } from './crypto-encoding.js';
-import { certsFromString, certsToJS, privateKeysFromPem, privateKeyToGoJS, verifyChain, type VerifyOptions } from './crypto-keys.js';
-import { certToJS, csrToJS } from './crypto-x509.js';
+import { b64OrError, goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
+import { certsFromString, certsToValue, parseCert, privateKeysFromPem, privateKeyToGoJS, verifyChain, x509Error, type ParsedCert, type VerifyOptions } from './crypto-keys.js';
+import { goCertificateRequest, goValue } from '../x509/index.js';
 
 const OBJ = T.objectOf(T.string, T.any);
 const CERTS = T.arrayOf(OBJ);
@@ -100,17 +100,18 @@ const parseAndVerify =
   ([a, b]) => {
     const input = asString(a!, 1);
     const opts = withOptions ? asObject(b!, 2) : undefined;
-    let ders: Buffer[];
+    let certs: ParsedCert[];
     try {
-      ders = certsFromString(input);
+      certs = certsFromString(input);
     } catch (e) {
       if (e instanceof BuiltinError) return [false, []];
       throw e;
     }
-    if (ders.length < 2) return [false, []];
-    const chain = verifyChain(ders, opts ? verifyOptions(opts) : {});
+    if (certs.length < 2) return [false, []];
+    const chain = verifyChain(certs, opts ? verifyOptions(opts) : {});
     if (!chain) return [false, []];
-    return [true, fromJS(certsToJS(chain))];
+    // As in OPA, only the variant without options adds URIStrings (extendCertificates).
+    return [true, withOptions ? goValue(chain.map((c) => c.go.json)) : certsToValue(chain)];
   };
 
 /** Decode `s` as base64 unless it already starts with `-----BEGIN ` (tls key pair input). */
@@ -145,12 +146,7 @@ function parseKeyPair(certIn: string, keyIn: string): Value {
     rest = r;
   }
   if (!keyBlock) throw new BuiltinError('tls: failed to find any PEM data in key input');
-  let leaf: NodeX509;
-  try {
-    leaf = new NodeX509(certs[0]!);
-  } catch {
-    throw new BuiltinError('x509: malformed certificate');
-  }
+  const leaf = parseCert(certs[0]!);
   let key;
   try {
     const type = keyBlock.type === 'RSA PRIVATE KEY' ? 'pkcs1' : keyBlock.type === 'EC PRIVATE KEY' ? 'sec1' : 'pkcs8';
@@ -159,7 +155,7 @@ function parseKeyPair(certIn: string, keyIn: string): Value {
     throw new BuiltinError('tls: failed to parse private key');
   }
   const pub = createPublicKey(key).export({ format: 'der', type: 'spki' });
-  if (!pub.equals(leaf.publicKey.export({ format: 'der', type: 'spki' }))) {
+  if (!pub.equals(new NodeX509(leaf.der).publicKey.export({ format: 'der', type: 'spki' }))) {
     throw new BuiltinError('tls: private key does not match public key');
   }
   return fromJS({
@@ -168,7 +164,7 @@ function parseKeyPair(certIn: string, keyIn: string): Value {
     SupportedSignatureAlgorithms: null,
     OCSPStaple: null,
     SignedCertificateTimestamps: null,
-    Leaf: certToJS(certs[0]!),
+    Leaf: goValue(leaf.go.json),
   });
 }
 
@@ -184,9 +180,10 @@ function parseCSR(input: string): Value {
   if (block && block.type !== 'CERTIFICATE REQUEST') throw new BuiltinError('invalid PEM-encoded certificate signing request');
   if (block) bytes = block.bytes;
   try {
-    return fromJS(csrToJS(bytes));
-  } catch {
-    throw new BuiltinError('x509: malformed certificate request');
+    if (splitDer(bytes).length !== 1) throw new Error('trailing data');
+    return goValue(goCertificateRequest(bytes));
+  } catch (e) {
+    throw x509Error(e, 'x509: malformed certificate request');
   }
 }
 
@@ -223,7 +220,7 @@ export const builtins: BuiltinDef[] = [
   d('crypto.hmac.equal', [T.string, T.string], T.boolean, ([a, b]) =>
     constantTimeEqual(Buffer.from(asString(a!, 1), 'utf8'), Buffer.from(asString(b!, 2), 'utf8')),
   ),
-  d('crypto.x509.parse_certificates', [T.string], CERTS, ([a]) => fromJS(certsToJS(certsFromString(asString(a!, 1))))),
+  d('crypto.x509.parse_certificates', [T.string], CERTS, ([a]) => certsToValue(certsFromString(asString(a!, 1)))),
   d('crypto.x509.parse_and_verify_certificates', [T.string], VERIFIED, parseAndVerify(false)),
   d('crypto.x509.parse_and_verify_certificates_with_options', [T.string, OBJ], VERIFIED, parseAndVerify(true)),
   d('crypto.x509.parse_certificate_request', [T.string], OBJ, ([a]) => parseCSR(asString(a!, 1))),

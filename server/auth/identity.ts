@@ -5,11 +5,10 @@
 // require a client certificate verified against --tls-ca-cert-file (at the TLS
 // level, server/listeners.ts); the identity is the certificate's subject in Go's
 // pkix form (`CN=client-1,O=Acme`) and `client_certificates` carries the peer's
-// chain as Go's x509.Certificate JSON (x509-json.ts).
+// chain as Go's x509.Certificate JSON (the runtime's x509 documents).
 import type { FastifyRequest } from 'fastify';
 import type { TLSSocket } from 'node:tls';
-import type { Value } from '../../runtime/index.js';
-import { peerCertificates } from './x509-json.js';
+import { x509, type Value } from '../../runtime/index.js';
 
 export type AuthenticationMode = 'off' | 'token' | 'tls';
 export type AuthorizationMode = 'off' | 'basic';
@@ -61,6 +60,22 @@ function peerChain(socket: TLSSocket, anchors: readonly Buffer[]): Buffer[] {
     chain.push(c.raw);
   }
   return chain.filter((der, i) => i === 0 || !anchors.some((a) => a.equals(der)));
+}
+
+/**
+ * The chain as a Rego value and the leaf's identity. The leaf must decode as Go
+ * would decode it (else this throws); other certificates that do not are left out.
+ */
+function peerCertificates(chain: Buffer[]): TLSPeer {
+  const leaf = x509.goCertificate(chain[0]!);
+  const rest = chain.slice(1).flatMap((der) => {
+    try {
+      return [x509.goCertificate(der).json];
+    } catch {
+      return [];
+    }
+  });
+  return { identity: leaf.identity, certificates: x509.goValue([leaf.json, ...rest]) };
 }
 
 /** The TLS identity of the request's connection, if it has one. */

@@ -9,8 +9,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main.js';
 import { parseListenAddress } from '../../server/listeners.js';
-import { goCertificate } from '../../server/auth/x509-json.js';
-import { goURL, ipString } from '../../server/auth/go-formats.js';
+import { x509 } from '../../runtime/index.js';
 import { Pki, request, type Issued } from './certs.js';
 
 let pki: Pki;
@@ -265,7 +264,7 @@ allow if {
 
 describe('client_certificates JSON (Go x509.Certificate)', () => {
   it('mirrors Go for the fields of an RSA client certificate', () => {
-    const { identity, json } = goCertificate(client1.der) as { identity: string; json: Record<string, unknown> };
+    const { identity, json } = x509.goCertificate(client1.der) as { identity: string; json: Record<string, unknown> };
     const node = new X509Certificate(client1.der);
     const jwk = node.publicKey.export({ format: 'jwk' });
     const text = (v: unknown): unknown => (v && typeof v === 'object' && 'text' in v ? (v as { text: string }).text : v);
@@ -287,7 +286,7 @@ describe('client_certificates JSON (Go x509.Certificate)', () => {
     expect(json.URIs).toEqual([{ Scheme: 'spiffe', Opaque: '', User: null, Host: 'example.org', Path: '/ns/a', RawPath: '', OmitHost: false, ForceQuery: false, RawQuery: '', Fragment: '', RawFragment: '' }]);
     expect(json.Subject).toMatchObject({ CommonName: 'client-1', Organization: ['Acme'], Country: null, SerialNumber: '', ExtraNames: null });
     expect((json.Subject as { Names: { Value: string }[] }).Names.map((n) => n.Value)).toEqual(['Acme', 'client-1']);
-    expect(json.AuthorityKeyId).toBe((goCertificate(ca.der).json as { SubjectKeyId: string }).SubjectKeyId);
+    expect(json.AuthorityKeyId).toBe((x509.goCertificate(ca.der).json as { SubjectKeyId: string }).SubjectKeyId);
     expect(json.SubjectKeyId).toEqual(expect.any(String));
     expect(json).toMatchObject({ ExtraExtensions: null, UnhandledCriticalExtensions: null, PolicyIdentifiers: null, Policies: null, PermittedDNSDomainsCritical: false, InhibitAnyPolicy: 0 });
     expect(Object.keys(json)).toHaveLength(52);
@@ -295,17 +294,17 @@ describe('client_certificates JSON (Go x509.Certificate)', () => {
 
   it('orders the identity like Go (standard attributes, reversed fixed order, escaped)', () => {
     const c = pki.issue(ca, '/CN=a\\, b/C=GB/OU=x/O=Org/serialNumber=42/emailAddress=x@y.z');
-    expect(goCertificate(c.der).identity).toBe('SERIALNUMBER=42,CN=a\\, b,OU=x,O=Org,C=GB');
+    expect(x509.goCertificate(c.der).identity).toBe('SERIALNUMBER=42,CN=a\\, b,OU=x,O=Org,C=GB');
   });
 
   it('writes IPs and URIs as Go (net.IP text, url.URL fields)', () => {
-    const ip = (hex: string): string => ipString(Buffer.from(hex, 'hex'));
+    const ip = (hex: string): string => x509.ipString(Buffer.from(hex, 'hex'));
     expect(ip('20010db8000000000000000000000001')).toBe('2001:db8::1');
     expect(ip('00000000000000000000ffff01020304')).toBe('1.2.3.4');
     expect(ip('00000000000000000000000000000000')).toBe('::');
     expect(ip('00010000000100000001000000010000')).toBe('1:0:1:0:1:0:1:0');
-    expect(goURL('https://user@h.example:8443/a%2Fb?x=1#frag')).toMatchObject({ Scheme: 'https', User: {}, Host: 'h.example:8443', Path: '/a/b', RawPath: '/a%2Fb', RawQuery: 'x=1', Fragment: 'frag', RawFragment: '' });
-    expect(goURL('urn:example:thing')).toMatchObject({ Scheme: 'urn', Opaque: 'example:thing', Path: '', User: null });
-    expect(goURL('file:/etc/x?')).toMatchObject({ Scheme: 'file', OmitHost: true, Path: '/etc/x', ForceQuery: true, Host: '' });
+    expect(x509.goURL('https://user@h.example:8443/a%2Fb?x=1#frag')).toMatchObject({ Scheme: 'https', User: {}, Host: 'h.example:8443', Path: '/a/b', RawPath: '/a%2Fb', RawQuery: 'x=1', Fragment: 'frag', RawFragment: '' });
+    expect(x509.goURL('urn:example:thing')).toMatchObject({ Scheme: 'urn', Opaque: 'example:thing', Path: '', User: null });
+    expect(x509.goURL('file:/etc/x?')).toMatchObject({ Scheme: 'file', OmitHost: true, Path: '/etc/x', ForceQuery: true, Host: '' });
   });
 });

@@ -1,12 +1,12 @@
-// The extensions of a peer certificate as Go's x509 parser applies them to the
+// The extensions of a certificate as Go's x509 parser applies them to the
 // x509.Certificate fields (processExtensions, Go 1.24): key usage, basic
 // constraints, SANs, name constraints, CRL distribution points, key ids, policy
 // constraints/mappings, extended key usage, policies, inhibitAnyPolicy and AIA.
-// Each value is decoded with its @peculiar/asn1-x509 type (policies with
-// x509-schemas.ts's, for exact OIDs); Go's value forms are in go-formats.ts.
+// A CSR uses only the SANs. Each value is decoded with its @peculiar/asn1-x509
+// type (policies with schemas.ts's, for exact OIDs); an extension that does not
+// decode fails the certificate, as in Go. Go's value forms are in formats.ts.
 import { AsnParser } from '@peculiar/asn1-schema';
 import {
-  AsnIpConverter,
   AuthorityInfoAccessSyntax,
   AuthorityKeyIdentifier,
   BasicConstraints,
@@ -14,31 +14,31 @@ import {
   ExtendedKeyUsage,
   InhibitAnyPolicy,
   KeyUsage,
-  NameConstraints,
   PolicyConstraints,
-  SubjectAlternativeName,
   SubjectKeyIdentifier,
   type GeneralName,
 } from '@peculiar/asn1-x509';
-import { arcs, b64, big, goURL, ipString, signed, type GoJSON } from './go-formats.js';
-import { ExactCertificatePolicies, ExactPolicyMappings } from './x509-schemas.js';
+import { arcs, b64, big, goURL, ipString, signed, type GoJSON } from './formats.js';
+import { ExactCertificatePolicies, ExactPolicyMappings, GoGeneralNames, GoNameConstraints } from './schemas.js';
 
-const EXT_KEY_USAGES: Record<string, number> = {
-  '2.5.29.37.0': 0,
-  '1.3.6.1.5.5.7.3.1': 1,
-  '1.3.6.1.5.5.7.3.2': 2,
-  '1.3.6.1.5.5.7.3.3': 3,
-  '1.3.6.1.5.5.7.3.4': 4,
-  '1.3.6.1.5.5.7.3.5': 5,
-  '1.3.6.1.5.5.7.3.6': 6,
-  '1.3.6.1.5.5.7.3.7': 7,
-  '1.3.6.1.5.5.7.3.8': 8,
-  '1.3.6.1.5.5.7.3.9': 9,
-  '1.3.6.1.4.1.311.10.3.3': 10,
-  '2.16.840.1.113730.4.1': 11,
-  '1.3.6.1.4.1.311.2.1.22': 12,
-  '1.3.6.1.4.1.311.61.1.1': 13,
-};
+/** The OIDs of x509.ExtKeyUsage: the enum number is the index (0 = ExtKeyUsageAny, 1 = ServerAuth, …). */
+export const EXT_KEY_USAGE_OIDS: readonly string[] = [
+  '2.5.29.37.0',
+  '1.3.6.1.5.5.7.3.1',
+  '1.3.6.1.5.5.7.3.2',
+  '1.3.6.1.5.5.7.3.3',
+  '1.3.6.1.5.5.7.3.4',
+  '1.3.6.1.5.5.7.3.5',
+  '1.3.6.1.5.5.7.3.6',
+  '1.3.6.1.5.5.7.3.7',
+  '1.3.6.1.5.5.7.3.8',
+  '1.3.6.1.5.5.7.3.9',
+  '1.3.6.1.4.1.311.10.3.3',
+  '2.16.840.1.113730.4.1',
+  '1.3.6.1.4.1.311.2.1.22',
+  '1.3.6.1.4.1.311.61.1.1',
+];
+const EXT_KEY_USAGES: Record<string, number> = Object.fromEntries(EXT_KEY_USAGE_OIDS.map((oid, i) => [oid, i]));
 
 /** One extension: its dotted OID, criticality and the DER in extnValue. */
 export interface Ext {
@@ -53,39 +53,58 @@ function push(f: Fields, key: string, v: GoJSON): void {
   ((f[key] ??= []) as GoJSON[]).push(v);
 }
 
-/**
- * An iPAddress's octets. asn1-x509 gives them as text (dotted, RFC 5952, or
- * `address/prefix` in name constraints); its own converter turns that back.
- */
-const ipOctets = (text: string): Buffer => Buffer.from((AsnIpConverter.toASN(text) as unknown as { getValue(): ArrayBuffer }).getValue());
+/** Go's isIA5String for the string forms of a general name. */
+function ia5(text: string, what: string): string {
+  if (/[^\x00-\x7f]/.test(text)) throw new Error(`x509: ${what} is malformed`);
+  return text;
+}
 
-/** Subject alternative names; true when none of the four handled kinds was found. */
-function subjectAltNames(f: Fields, value: Buffer): boolean {
+/**
+ * Subject alternative names (Go's parseSANExtension), also the URIs as written
+ * under `URIStrings` (OPA's addition); true when none of the four handled kinds
+ * was found.
+ */
+export function subjectAltNames(f: Fields, value: Buffer): boolean {
   let found = false;
-  for (const n of AsnParser.parse(value, SubjectAlternativeName)) {
-    if (n.rfc822Name !== undefined) push(f, 'EmailAddresses', n.rfc822Name);
-    else if (n.dNSName !== undefined) push(f, 'DNSNames', n.dNSName);
-    else if (n.uniformResourceIdentifier !== undefined) push(f, 'URIs', goURL(n.uniformResourceIdentifier));
-    else if (n.iPAddress !== undefined) push(f, 'IPAddresses', ipString(ipOctets(n.iPAddress)));
-    else continue;
+  for (const n of AsnParser.parse(value, GoGeneralNames)) {
+    if (n.rfc822Name !== undefined) push(f, 'EmailAddresses', ia5(n.rfc822Name, 'SAN rfc822Name'));
+    else if (n.dNSName !== undefined) push(f, 'DNSNames', ia5(n.dNSName, 'SAN dNSName'));
+    else if (n.uniformResourceIdentifier !== undefined) {
+      push(f, 'URIs', goURL(ia5(n.uniformResourceIdentifier, 'SAN uniformResourceIdentifier')));
+      push(f, 'URIStrings', n.uniformResourceIdentifier);
+    } else if (n.iPAddress !== undefined) {
+      const ip = Buffer.from(n.iPAddress);
+      if (ip.length !== 4 && ip.length !== 16) throw new Error(`x509: cannot parse IP address of length ${ip.length}`);
+      push(f, 'IPAddresses', ipString(ip));
+    } else continue;
     found = true;
   }
   return !found;
 }
 
+/** An IP constraint: address and mask halves, the mask contiguous (Go's isValidIPMask). */
+function ipRange(octets: ArrayBuffer): GoJSON {
+  const b = Buffer.from(octets);
+  if (b.length !== 8 && b.length !== 32) throw new Error(`x509: certificate contained IP constraint of length ${b.length}`);
+  const mask = b.subarray(b.length / 2);
+  const bits = [...mask].map((x) => x.toString(2).padStart(8, '0')).join('');
+  if (/01/.test(bits)) throw new Error(`x509: certificate contained invalid mask ${JSON.stringify(mask.toString('latin1'))}`);
+  return { IP: ipString(b.subarray(0, b.length / 2)), Mask: mask.toString('base64') };
+}
+
 /** Name constraints; true when a constraint of an unhandled kind (e.g. directoryName) was seen. */
 function nameConstraints(f: Fields, e: Ext): boolean {
-  const nc = AsnParser.parse(e.value, NameConstraints);
+  const nc = AsnParser.parse(e.value, GoNameConstraints);
+  if (!nc.permittedSubtrees?.length && !nc.excludedSubtrees?.length) throw new Error('x509: empty name constraints extension');
   let unhandled = false;
   for (const [subtrees, prefix] of [[nc.permittedSubtrees, 'Permitted'], [nc.excludedSubtrees, 'Excluded']] as const) {
     for (const { base } of subtrees ?? []) {
-      if (base.dNSName !== undefined) push(f, `${prefix}DNSDomains`, base.dNSName);
-      else if (base.rfc822Name !== undefined) push(f, `${prefix}EmailAddresses`, base.rfc822Name);
-      else if (base.uniformResourceIdentifier !== undefined) push(f, `${prefix}URIDomains`, base.uniformResourceIdentifier);
-      else if (base.iPAddress !== undefined) {
-        const b = ipOctets(base.iPAddress);
-        push(f, `${prefix}IPRanges`, { IP: ipString(b.subarray(0, b.length / 2)), Mask: b.subarray(b.length / 2).toString('base64') });
-      } else unhandled = true;
+      const text = (s: string): string => ia5(s, 'constraint value');
+      if (base.dNSName !== undefined) push(f, `${prefix}DNSDomains`, text(base.dNSName));
+      else if (base.rfc822Name !== undefined) push(f, `${prefix}EmailAddresses`, text(base.rfc822Name));
+      else if (base.uniformResourceIdentifier !== undefined) push(f, `${prefix}URIDomains`, text(base.uniformResourceIdentifier));
+      else if (base.iPAddress !== undefined) push(f, `${prefix}IPRanges`, ipRange(base.iPAddress));
+      else unhandled = true;
     }
   }
   f.PermittedDNSDomainsCritical = e.critical;
@@ -132,9 +151,13 @@ function extension(f: Fields, e: Ext): boolean {
     case '2.5.29.30':
       return nameConstraints(f, e);
     case '2.5.29.31':
-      for (const dp of AsnParser.parse(v, CRLDistributionPoints)) for (const uri of uris(dp.distributionPoint?.fullName)) push(f, 'CRLDistributionPoints', uri);
+      for (const { distributionPoint: dp } of AsnParser.parse(v, CRLDistributionPoints)) {
+        if (dp && !dp.fullName) throw new Error('x509: invalid CRL distribution point');
+        for (const uri of uris(dp?.fullName)) push(f, 'CRLDistributionPoints', uri);
+      }
       return false;
     case '2.5.29.35': {
+      if (e.critical) throw new Error('x509: authority key identifier incorrectly marked critical');
       const kid = AsnParser.parse(v, AuthorityKeyIdentifier).keyIdentifier;
       if (kid) f.AuthorityKeyId = b64(kid.buffer);
       return false;
@@ -155,6 +178,7 @@ function extension(f: Fields, e: Ext): boolean {
       }
       return false;
     case '2.5.29.14':
+      if (e.critical) throw new Error('x509: subject key identifier incorrectly marked critical');
       f.SubjectKeyId = b64(AsnParser.parse(v, SubjectKeyIdentifier).buffer);
       return false;
     case '2.5.29.32':

@@ -1,14 +1,16 @@
-// How Go writes the values of an x509.Certificate, for `client_certificates`:
+// How Go writes the values of an x509.Certificate / CertificateRequest:
 // encoding/json's forms (byte slices base64, *big.Int exact numbers, nil slices
-// null, time.Time RFC 3339) and the text of net.IP, url.URL and pkix names.
-// Formatting only: the DER is decoded by @peculiar/asn1-schema (x509-json.ts,
-// x509-extensions.ts, x509-schemas.ts).
+// null, time.Time RFC 3339) and the text of net.IP, url.URL and pkix names; and
+// the conversion of such a document to a Rego value. Formatting only: the DER is
+// decoded by @peculiar/asn1-schema (certificate.ts, fields.ts, extensions.ts).
+import { RObject, parseNumber, type Value } from '../value/index.js';
 
-/** A number written verbatim into the JSON text (Go's *big.Int). */
+/** A number written verbatim (Go's *big.Int, exact beyond 2^53). */
 export class Big {
   constructor(readonly text: string) {}
 }
-export type GoJSON = null | boolean | number | string | Big | GoJSON[] | { [key: string]: GoJSON };
+export type GoJSON = null | boolean | number | string | Big | GoJSON[] | GoObject;
+export type GoObject = { [key: string]: GoJSON };
 
 export const b64 = (b: ArrayBuffer | Uint8Array | undefined): GoJSON => (b === undefined ? null : Buffer.from(b as Uint8Array).toString('base64'));
 export const big = (n: bigint): Big => new Big(n.toString());
@@ -36,14 +38,21 @@ export function rightAlign(bytes: ArrayBuffer, unusedBits: number): Buffer {
   return out;
 }
 
-/** A UTCTime or GeneralizedTime as written, as Go's time.Time JSON (RFC 3339, zone kept). */
+const UTC_TIME = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?()(Z|[+-]\d{4})$/;
+const GENERALIZED_TIME = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d*[1-9])?(Z|[+-]\d{4})$/;
+
+/**
+ * A UTCTime or GeneralizedTime as written, as Go's time.Time JSON (RFC 3339, the
+ * zone offset kept). Like cryptobyte, only texts that Go formats back the same
+ * way are accepted: no `+0000` zone, no trailing zeros in fractions.
+ */
 export function goTime(text: string, utc: boolean): string {
-  const m = utc ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(Z|[+-]\d{4})$/.exec(text) : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(Z|[+-]\d{4})$/.exec(text);
-  if (!m) throw new Error(`malformed time ${JSON.stringify(text)}`);
+  const m = (utc ? UTC_TIME : GENERALIZED_TIME).exec(text);
+  if (!m || /^[+-]0000$/.test(m[8]!)) throw new Error(`x509: malformed ${utc ? 'UTCTime' : 'GeneralizedTime'}`);
   let year = m[1]!;
   if (utc) year = (Number(year) >= 50 ? '19' : '20') + year;
-  const zone = m[7] === 'Z' || m[7]!.slice(1) === '0000' ? 'Z' : `${m[7]!.slice(0, 3)}:${m[7]!.slice(3)}`;
-  return `${year}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${zone}`;
+  const zone = m[8] === 'Z' ? 'Z' : `${m[8]!.slice(0, 3)}:${m[8]!.slice(3)}`;
+  return `${year}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${m[7] ?? ''}${zone}`;
 }
 
 /** An attribute value escaped as in pkix.Name's String (RFC 4514). */
@@ -116,11 +125,12 @@ export function goURL(raw: string): Record<string, string | boolean | null | Rec
   return u;
 }
 
-/** The JSON text of a value, big numbers verbatim. */
-export function jsonText(v: GoJSON): string {
-  if (v === null) return 'null';
-  if (v instanceof Big) return v.text;
-  if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
-  return JSON.stringify(v);
+/** A document as a Rego value (what OPA gets from json.Marshal and util.UnmarshalJSON). */
+export function goValue(v: GoJSON): Value {
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof Big) return parseNumber(v.text);
+  if (Array.isArray(v)) return v.map(goValue);
+  const o = new RObject();
+  for (const [k, x] of Object.entries(v)) o.set(k, goValue(x));
+  return o;
 }

@@ -1,0 +1,7 @@
+// X.509 certificates and certificate requests as Go's x509 package parses them
+// and encoding/json writes them (what OPA returns from crypto.x509.* and hands
+// the authorizer as `client_certificates`). Exported from runtime/index.ts as
+// the namespace `x509`.
+export { goCertificate, goCertificateRequest, type GoCertificate } from './certificate.js';
+export { EXT_KEY_USAGE_OIDS } from './extensions.js';
+export { Big, goURL, goValue, ipString, type GoJSON, type GoObject } from './formats.js';
