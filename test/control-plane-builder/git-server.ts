@@ -1,6 +1,7 @@
 // Test fixtures for git sources: a local repository built with the git binary,
 // and `git http-backend` served behind a node:http CGI wrapper that demands an
-// `Authorization: Bearer <token>` header (smart HTTP protocol, real git client).
+// `Authorization: Bearer <token>` header, or whatever an `authorize` check
+// accepts (smart HTTP protocol, real git client).
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,15 +32,20 @@ export interface GitHttpServer {
   close(): Promise<void>;
 }
 
-/** Serve repositories under `projectRoot` at `http://127.0.0.1:<port>/<repo>`. */
-export async function serveGit(projectRoot: string, token: string): Promise<GitHttpServer> {
+/**
+ * Serve repositories under `projectRoot` at `http://127.0.0.1:<port>/<repo>`. `auth` is
+ * the bearer token to demand, or an `authorize` check of the Authorization header (then
+ * a 401 asks for Basic).
+ */
+export async function serveGit(projectRoot: string, auth: string | ((authorization: string | undefined) => boolean)): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = [];
+  const authorize = typeof auth === 'string' ? (h: string | undefined) => h === `Bearer ${auth}` : auth;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const authorized = req.headers.authorization === `Bearer ${token}`;
+    const authorized = authorize(req.headers.authorization);
     requests.push({ path: url.pathname, authorized });
     if (!authorized) {
-      res.writeHead(401, { 'www-authenticate': 'Bearer realm="git"' }).end('unauthorized\n');
+      res.writeHead(401, { 'www-authenticate': typeof auth === 'string' ? 'Bearer realm="git"' : 'Basic realm="git"' }).end('unauthorized\n');
       return;
     }
     const cgi = spawn('git', ['http-backend'], {

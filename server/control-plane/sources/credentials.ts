@@ -4,7 +4,8 @@
 //   api_key                   {key, value, in: header|query}
 //   oidc_client_credentials   {token_endpoint | issuer, client_id, client_secret, scopes?}
 //   tls_cert                  {root_ca?, tls_cert, tls_key} → an undici Agent
-// Other types are unsupported for HTTP (`unsupported secret type for http sync`).
+// Other types are unsupported for HTTP (`unsupported secret type for http sync`);
+// github_app_auth is for git only (github-app.ts, wired in git.ts).
 import { Agent } from 'undici';
 import type { SecretValue } from '../contract.js';
 import { SyncError } from '../builder/errors.js';

@@ -8,7 +8,9 @@
 // The tree is `path` of the repository, filtered by included/excluded files.
 // Credentials: basic_auth / token_auth / oidc_client_credentials become an
 // `http.extraHeader` passed through GIT_CONFIG_* environment variables (not
-// argv); ssh_key writes a 0600 key file and sets GIT_SSH_COMMAND.
+// argv); github_app_auth does the same with basic auth `x-access-token:<token>`
+// (installation token, github-app.ts); ssh_key writes a 0600 key file and sets
+// GIT_SSH_COMMAND.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import type { GitOrigin, SourceDef } from '../contract.js';
 import { SyncError, messageOf } from '../builder/errors.js';
 import { filterTree, subTree, type FileTree } from '../builder/files.js';
 import { httpAuth, requireSecret, type SecretLookup } from './credentials.js';
+import { GITHUB_APP_GIT_USER, githubAppToken } from './github-app.js';
 
 export interface GitOptions {
   /** Directory holding the bare mirrors (`<cacheDir>/git/<hash>.git`). */
@@ -25,6 +28,8 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Told about each sync (metrics): failures, and successes that fetched. */
   observer?: GitSyncObserver;
+  /** GitHub API base URL for github_app_auth (tests, GitHub Enterprise); see github-app.ts. */
+  githubApiUrl?: string;
 }
 
 /** Receives git sync outcomes by source name and configured repository URL. */
@@ -79,7 +84,7 @@ async function syncGitOnce(def: SourceDef, pin: string | undefined, secrets: Sec
   const dir = join(opts.cacheDir, 'git', createHash('sha256').update(git.repo).digest('hex').slice(0, 24) + '.git');
   let genv: GitEnv | undefined;
   try {
-    const env = (genv = await gitEnv(git, secrets)).env;
+    const env = (genv = await gitEnv(git, secrets, opts)).env;
     const run = (args: string[], input?: string): Promise<Buffer> => runGit(['-C', dir, ...args], env, opts.timeoutMs ?? 120_000, input);
     return await withLock(dir, async () => {
       if (!(await stat(join(dir, 'HEAD')).catch(() => undefined))) {
@@ -171,7 +176,7 @@ function runGit(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, input
 }
 
 /** Environment carrying credentials for one git invocation series. */
-async function gitEnv(git: GitOrigin, secrets: SecretLookup): Promise<GitEnv> {
+async function gitEnv(git: GitOrigin, secrets: SecretLookup, opts: GitOptions): Promise<GitEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', LC_ALL: 'C' };
   const config: [string, string][] = [['credential.helper', '']];
   let cleanup = async (): Promise<void> => {};
@@ -189,7 +194,8 @@ async function gitEnv(git: GitOrigin, secrets: SecretLookup): Promise<GitEnv> {
     } else sshArgs.push('-o BatchMode=yes');
     env.GIT_SSH_COMMAND = sshArgs.join(' ');
   } else if (secret?.type === 'github_app_auth') {
-    throw new SyncError(`secret "${git.credentials}": github_app_auth is not supported`, true);
+    const token = await githubAppToken(secret, { apiUrl: opts.githubApiUrl, timeoutMs: Math.min(opts.timeoutMs ?? 30_000, 30_000) });
+    config.push(['http.extraHeader', `authorization: Basic ${Buffer.from(`${GITHUB_APP_GIT_USER}:${token}`).toString('base64')}`]);
   } else if (secret) {
     const auth = await httpAuth(secret);
     for (const [k, v] of Object.entries(auth.headers)) config.push(['http.extraHeader', `${k}: ${v}`]);
