@@ -1,20 +1,32 @@
 #!/usr/bin/env node
 // Entry point of the `regent` command. Runs the compiled CLI (dist/cli/main.js, built
-// by `npm run build`) when present and not older than the TypeScript sources;
+// by `npm run build`) when present and not older than any TypeScript source;
 // otherwise — or if the build cannot be loaded (a partial or stale dist/) — runs the
 // sources through tsx, so a fresh checkout works without a build step.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'cli', 'main.js');
 const source = join(root, 'cli', 'main.ts');
+const SOURCE_DIRS = ['cli', 'compiler', 'runtime', 'server'];
+
+/** The newest modification time of the TypeScript sources (a few hundred files). */
+function newestSource(dir, newest = 0) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) newest = newestSource(p, newest);
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
 
 function buildIsCurrent() {
   if (!existsSync(built)) return false;
   if (!existsSync(source)) return true;
-  return statSync(built).mtimeMs >= statSync(source).mtimeMs;
+  const builtAt = statSync(built).mtimeMs;
+  return SOURCE_DIRS.every((d) => !existsSync(join(root, d)) || newestSource(join(root, d)) <= builtAt);
 }
 
 async function fromSource() {

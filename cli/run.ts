@@ -1,6 +1,7 @@
 // `regent run --server [flags] [paths…]`: start the OPA-compatible REST server
 // (see server/README.md). Paths are policy/data files, directories and bundles
 // (directories with a .manifest, or .tar.gz files), loaded before listening.
+import { availableParallelism } from 'node:os';
 import { startServer, closeOnSignals, type StartOptions } from '../server/main.js';
 import { MIN_TLS_VERSIONS, type MinTLSVersion } from '../server/listeners.js';
 import type { AuthenticationMode, AuthorizationMode } from '../server/auth/identity.js';
@@ -16,13 +17,17 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'tls-private-key-file', type: 'string', metavar: 'FILE', description: 'set path of TLS private key file' },
   { name: 'tls-ca-cert-file', type: 'string', metavar: 'FILE', description: 'set path of TLS CA cert file' },
   { name: 'min-tls-version', type: 'string', choices: [...MIN_TLS_VERSIONS], default: '1.2', description: 'set minimum TLS version to be used by the server' },
+  { name: 'tls-cert-refresh-period', type: 'string', default: '0s', metavar: 'DURATION', description: 'set certificate refresh period (e.g. 30s, 5m; 0: reload the TLS files when they change)' },
+  { name: 'tls-cipher-suites', type: 'string', repeatable: true, metavar: 'NAMES', description: 'set list of enabled TLS 1.0–1.2 cipher suites (IANA), comma-separated' },
+  { name: 'h2c', type: 'boolean', description: 'enable H2C for HTTP listeners' },
+  { name: 'shutdown-grace-period', type: 'string', default: '10', metavar: 'SECONDS', description: 'set the time (in seconds) that the server will wait to gracefully shut down' },
   { name: 'config-file', short: 'c', type: 'string', metavar: 'FILE', description: 'set path of configuration file' },
   { name: 'set', type: 'string', repeatable: true, metavar: 'K=V', description: 'override config values on the command line (use commas to specify multiple values)' },
   { name: 'authentication', type: 'string', choices: ['off', 'token', 'tls'], default: 'off', description: 'set authentication scheme' },
   { name: 'authorization', type: 'string', choices: ['off', 'basic'], default: 'off', description: 'set authorization scheme' },
   { name: 'bundle', short: 'b', type: 'boolean', description: 'load paths as bundle files or root directories' },
   { name: 'v0-compatible', type: 'boolean', description: 'parse policies as Rego v0' },
-  { name: 'workers', type: 'string', default: '0', metavar: 'N', description: 'evaluate in N worker threads (0: in-process)' },
+  { name: 'workers', type: 'string', default: 'auto', metavar: 'N', description: 'evaluate in N worker threads (0: on the main thread; auto: one less than the CPUs, 1 to 4)' },
   { name: 'eval-timeout', type: 'string', default: '0', metavar: 'MS', description: 'per-request evaluation time limit in milliseconds (0: none)' },
   { name: 'log-level', short: 'l', type: 'string', choices: ['debug', 'info', 'warn', 'error'], metavar: 'LEVEL', description: 'set log level (default: no request logs)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for run' },
@@ -37,7 +42,53 @@ function nonNegativeInt(text: string | undefined, flag: string): number {
   return n;
 }
 
-/** Repeatable address flags also take comma-separated lists (OPA's string slices). */
+/** `--workers`: a count, or `auto` (one less than the CPUs, at least 1 and at most 4). */
+export function workerCount(text: string | undefined): number {
+  if (text === undefined || text === 'auto') return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return nonNegativeInt(text, 'workers');
+}
+
+/** An integer flag (Go's strconv.Atoi-like: negative values allowed). */
+function integer(text: string | undefined, flag: string): number {
+  const n = Number(text);
+  if (text === undefined || !/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`invalid value ${JSON.stringify(text)} for --${flag}: want an integer`);
+  return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
+
+/** Go's time.ParseDuration (messages included), in milliseconds. */
+export function parseGoDuration(text: string): number {
+  const quoted = JSON.stringify(text);
+  let s = text;
+  const neg = s.startsWith('-');
+  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
+  if (s === '0') return 0;
+  if (s === '') throw new Error(`time: invalid duration ${quoted}`);
+  let total = 0;
+  while (s !== '') {
+    const num = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    if (num[0] === '' || num[0] === '.' || (num[1] === '' && !num[2])) throw new Error(`time: invalid duration ${quoted}`);
+    s = s.slice(num[0].length);
+    const unit = /^[^\d.]*/.exec(s)![0];
+    if (unit === '') throw new Error(`time: missing unit in duration ${quoted}`);
+    const scale = DURATION_UNITS[unit];
+    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
+    total += Number(num[0]) * scale;
+    s = s.slice(unit.length);
+  }
+  return neg ? -total : total;
+}
+
+function duration(text: string | undefined, flag: string): number {
+  try {
+    return parseGoDuration(text ?? '0');
+  } catch (e) {
+    throw new UsageError(`invalid value ${JSON.stringify(text)} for --${flag}: ${(e as Error).message}`);
+  }
+}
+
+/** Repeatable list flags also take comma-separated lists (OPA's string slices). */
 function addresses(args: ParsedArgs, flag: string): string[] {
   return list(args, flag).flatMap((v) => v.split(',')).filter((v) => v !== '');
 }
@@ -55,9 +106,14 @@ export function runOptions(args: ParsedArgs): Omit<StartOptions, 'version'> {
     v0Compatible: bool(args, 'v0-compatible'),
     bundles: bool(args, 'bundle'),
     paths: args.positionals,
-    workers: nonNegativeInt(str(args, 'workers'), 'workers'),
+    workers: workerCount(str(args, 'workers')),
     evalTimeoutMs: nonNegativeInt(str(args, 'eval-timeout'), 'eval-timeout'),
+    tlsCertRefreshMs: duration(str(args, 'tls-cert-refresh-period'), 'tls-cert-refresh-period'),
+    h2c: bool(args, 'h2c'),
+    shutdownGracePeriod: integer(str(args, 'shutdown-grace-period'), 'shutdown-grace-period'),
   };
+  const suites = addresses(args, 'tls-cipher-suites');
+  if (suites.length > 0) opts.tlsCipherSuites = suites;
   const optional: [keyof StartOptions, string][] = [
     ['configFile', 'config-file'],
     ['tlsCertFile', 'tls-cert-file'],
@@ -96,6 +152,9 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     return 1;
   }
   io.err(server.urls.map((url) => `Regent server listening on ${url}\n`).join(''));
-  await closeOnSignals(server);
-  return 0;
+  const failure = await closeOnSignals(server);
+  if (failure === undefined) return 0;
+  // OPA logs this and exits with 1 when requests outlive --shutdown-grace-period.
+  io.err(`error: Failed to shutdown server gracefully: ${failure}\n`);
+  return 1;
 }

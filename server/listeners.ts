@@ -8,7 +8,9 @@
 // (app.routing), so routes, hooks and metrics are shared. Diagnostic listeners
 // serve only /health, /health/* and /metrics; anything else is 404, after
 // authorization when it is on (OPA wraps the diagnostic router in authz too).
-import { X509Certificate } from 'node:crypto';
+// --tls-cipher-suites and reloading of the TLS files (tls-config.ts), --h2c on
+// http and unix listeners and graceful shutdown within --shutdown-grace-period
+// (connections.ts) are wired in here.
 import { lookup } from 'node:dns/promises';
 import { chmodSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,6 +19,8 @@ import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { attachTLSPeer } from './auth/identity.js';
+import { enableH2C, shutdownServer, type ConnectionSets } from './connections.js';
+import { anchorsOf, ciphersOption, openSSLCipherList, pemCertificates, TLSReloader, type TLSMaterial } from './tls-config.js';
 
 export type MinTLSVersion = '1.0' | '1.1' | '1.2' | '1.3';
 export const MIN_TLS_VERSIONS: readonly MinTLSVersion[] = ['1.0', '1.1', '1.2', '1.3'];
@@ -70,14 +74,12 @@ export interface ListenerOptions {
   authorization?: boolean;
   /** Octal mode of unix sockets (OPA's --unix-socket-perm, default 755). */
   unixSocketPerm?: string;
-}
-
-interface TLSMaterial {
-  cert?: Buffer;
-  key?: Buffer;
-  ca?: Buffer;
-  /** DER of the trusted client CAs (Node's default roots without a CA file). */
-  anchors: () => readonly Buffer[];
+  /** Go / IANA names of the TLS 1.0–1.2 cipher suites allowed (--tls-cipher-suites). */
+  tlsCipherSuites?: string[];
+  /** Poll the TLS files at this period; 0 (default): reload when they change on disk. */
+  tlsCertRefreshMs?: number;
+  /** Also serve prior-knowledge HTTP/2 on http and unix listeners (--h2c). */
+  h2c?: boolean;
 }
 
 export interface ListenerPlan {
@@ -86,6 +88,8 @@ export interface ListenerPlan {
   options: ListenerOptions;
   /** Unix socket file mode. */
   mode: number;
+  /** OpenSSL names of the --tls-cipher-suites (undefined: Node's defaults). */
+  ciphers?: string[];
 }
 
 function read(file: string, what: string): Buffer {
@@ -94,17 +98,6 @@ function read(file: string, what: string): Buffer {
   } catch (e) {
     throw new Error(`read ${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
-}
-
-function pemCertificates(pem: string): Buffer[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return blocks.flatMap((b) => {
-    try {
-      return [new X509Certificate(b).raw];
-    } catch {
-      return [];
-    }
-  });
 }
 
 function loadTLS(o: ListenerOptions): TLSMaterial {
@@ -119,19 +112,19 @@ function loadTLS(o: ListenerOptions): TLSMaterial {
       throw new Error(`invalid TLS certificate or key (${o.tlsCertFile}, ${o.tlsPrivateKeyFile}): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  let roots: Buffer[] | undefined;
   if (o.tlsCACertFile) {
     out.ca = read(o.tlsCACertFile, 'CA cert file');
-    roots = pemCertificates(out.ca.toString('latin1'));
-    if (roots.length === 0) throw new Error(`failed to parse CA cert "${o.tlsCACertFile}"`);
+    if (pemCertificates(out.ca.toString('latin1')).length === 0) throw new Error(`failed to parse CA cert "${o.tlsCACertFile}"`);
   }
-  out.anchors = () => (roots ??= pemCertificates(tls.rootCertificates.join('\n')));
+  out.anchors = anchorsOf(out.ca);
   return out;
 }
 
 /** Validate the options and addresses (no sockets yet): every startup error is thrown here. */
 export function planListeners(o: ListenerOptions): ListenerPlan {
   const material = loadTLS(o);
+  // As in OPA, the cipher suites are checked right after the TLS files.
+  const ciphers = o.tlsCipherSuites && o.tlsCipherSuites.length > 0 ? openSSLCipherList(o.tlsCipherSuites) : undefined;
   const httpsByDefault = material.cert !== undefined;
   const listeners = [
     ...o.addrs.map((a) => ({ address: parseListenAddress(a, httpsByDefault), diagnostic: false })),
@@ -142,13 +135,21 @@ export function planListeners(o: ListenerOptions): ListenerPlan {
     if (address.scheme === 'https' && !material.cert) throw new Error('TLS certificate required but not supplied: https listeners need --tls-cert-file and --tls-private-key-file');
   const perm = o.unixSocketPerm ?? '755';
   if (!/^[0-7]{1,4}$/.test(perm)) throw new Error(`invalid --unix-socket-perm "${perm}": want an octal mode such as 755`);
-  return { listeners, tls: material, options: o, mode: parseInt(perm, 8) };
+  return { listeners, tls: material, options: o, mode: parseInt(perm, 8), ...(ciphers ? { ciphers } : {}) };
 }
 
 export interface Listener {
   url: string;
   diagnostic: boolean;
-  close(): Promise<void>;
+  /** Graceful shutdown within `graceMs`; resolves to an error text when time ran out. */
+  close(graceMs?: number): Promise<string | undefined>;
+}
+
+/** The started listeners and their shared TLS reloading. */
+export interface Listeners {
+  listeners: Listener[];
+  /** Shut every listener down concurrently; OPA's error text when some did not finish in time. */
+  shutdown(graceMs: number): Promise<string | undefined>;
 }
 
 const DIAGNOSTIC_PATH = /^\/(?:health(?:\/.*)?|metrics)$/;
@@ -185,28 +186,36 @@ async function resolveHost(host: string): Promise<string | undefined> {
   return (addrs.find((a) => a.family === 4) ?? addrs[0])?.address ?? host;
 }
 
-async function startOne(app: FastifyInstance, plan: ListenerPlan, address: ListenAddress, handler: http.RequestListener, diagnostic: boolean): Promise<Listener> {
+/** The secure context of https listeners for the current TLS material. */
+function secureContextOptions(plan: ListenerPlan): tls.SecureContextOptions {
+  const { options: o, tls: m } = plan;
+  const min = o.minTLSVersion ?? '1.2';
+  // OpenSSL 3's default security level refuses TLS 1.0/1.1 outright.
+  const ciphers = ciphersOption(plan.ciphers, min === '1.0' || min === '1.1');
+  return { cert: m.cert, key: m.key, ...(m.ca ? { ca: m.ca } : {}), minVersion: SECURE_VERSIONS[min], ...(ciphers ? { ciphers } : {}) };
+}
+
+async function startOne(
+  app: FastifyInstance,
+  plan: ListenerPlan,
+  reloader: TLSReloader | undefined,
+  address: ListenAddress,
+  handler: http.RequestListener,
+  diagnostic: boolean,
+): Promise<Listener> {
   const { options: o, tls: material } = plan;
   const tcp = address.scheme !== 'unix' ? { keepAlive: true, keepAliveInitialDelay: 180_000 } : {};
   let server: http.Server;
+  let connections: ConnectionSets = {};
   if (address.scheme === 'https') {
-    const min = o.minTLSVersion ?? '1.2';
-    server = https.createServer(
-      {
-        ...tcp,
-        cert: material.cert,
-        key: material.key,
-        ...(material.ca ? { ca: material.ca } : {}),
-        minVersion: SECURE_VERSIONS[min],
-        // OpenSSL 3's default security level refuses TLS 1.0/1.1 outright.
-        ...(min === '1.0' || min === '1.1' ? { ciphers: `${tls.DEFAULT_CIPHERS}:@SECLEVEL=0` } : {}),
-        requestCert: o.requireClientCert ?? false,
-        rejectUnauthorized: o.requireClientCert ?? false,
-      },
-      handler,
-    );
+    const secure = secureContextOptions(plan);
+    server = https.createServer({ ...tcp, ...secure, requestCert: o.requireClientCert ?? false, rejectUnauthorized: o.requireClientCert ?? false }, handler);
     if (o.requireClientCert) server.on('secureConnection', (socket: tls.TLSSocket) => attachTLSPeer(socket, material.anchors));
-  } else server = http.createServer(tcp, handler);
+    reloader?.register(server as https.Server);
+  } else {
+    server = http.createServer(tcp, handler);
+    if (o.h2c) connections = enableH2C(server, handler);
+  }
   const cfg = app.initialConfig;
   server.keepAliveTimeout = cfg.keepAliveTimeout ?? 72_000;
   server.requestTimeout = (cfg as { requestTimeout?: number }).requestTimeout ?? 0;
@@ -232,26 +241,39 @@ async function startOne(app: FastifyInstance, plan: ListenerPlan, address: Liste
     typeof bound === 'object' && bound
       ? `${address.scheme}://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`
       : `unix://${address.path}`;
-  const close = (): Promise<void> =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-  return { url, diagnostic, close };
+  return { url, diagnostic, close: (graceMs = Infinity) => shutdownServer(server, connections, graceMs) };
 }
 
-/** Start every planned listener (the app becomes ready first); on failure, close those started. */
-export async function startListeners(app: FastifyInstance, plan: ListenerPlan): Promise<Listener[]> {
-  const authorization = plan.options.authorization ?? false;
+/**
+ * Start every planned listener (the app becomes ready first); on failure, close
+ * those started. With an https listener, the TLS files are then reloaded when
+ * they change (OPA's default) or polled every --tls-cert-refresh-period.
+ */
+export async function startListeners(app: FastifyInstance, plan: ListenerPlan): Promise<Listeners> {
+  const { options: o } = plan;
+  const authorization = o.authorization ?? false;
   const diagnostic = plan.listeners.some((l) => l.diagnostic) ? diagnosticHandler(app, authorization) : undefined;
   await app.ready();
   const main: http.RequestListener = (req, res) => app.routing(req, res);
+  const https = plan.listeners.some((l) => l.address.scheme === 'https');
+  const files = { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, caFile: o.tlsCACertFile };
+  const reloader = https && (files.certFile || files.caFile) ? new TLSReloader(files, plan.tls, () => secureContextOptions(plan), app.log) : undefined;
   const started: Listener[] = [];
   try {
-    for (const l of plan.listeners) started.push(await startOne(app, plan, l.address, l.diagnostic ? diagnostic! : main, l.diagnostic));
+    for (const l of plan.listeners) started.push(await startOne(app, plan, reloader, l.address, l.diagnostic ? diagnostic! : main, l.diagnostic));
   } catch (e) {
     await Promise.all(started.map((l) => l.close()));
     throw e;
   }
-  return started;
+  if (reloader && (o.tlsCertRefreshMs ?? 0) > 0) reloader.startPolling(o.tlsCertRefreshMs!);
+  else reloader?.startWatching();
+  return {
+    listeners: started,
+    shutdown: async (graceMs) => {
+      reloader?.stop();
+      const errors = (await Promise.all(started.map((l) => l.close(graceMs)))).filter((e): e is string => e !== undefined);
+      // Go's Server.Shutdown: "error while shutting down: (0) context deadline exceeded. "
+      return errors.length > 0 ? `error while shutting down: ${errors.map((e, i) => `(${i}) ${e}. `).join('')}` : undefined;
+    },
+  };
 }

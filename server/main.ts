@@ -2,12 +2,13 @@
 // (file, --set), check the listener options (addresses, TLS files), build the
 // Fastify app, load the given paths, start the configured plugins (bundles,
 // decision logs, status), start the listeners (server/listeners.ts), and shut
-// down cleanly on SIGINT/SIGTERM.
+// down gracefully on SIGINT/SIGTERM: in-flight requests get up to
+// --shutdown-grace-period seconds (OPA's default 10) to finish.
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from './config/config.js';
 import { buildServer, type BuildServerOptions } from './index.js';
 import { loadPaths } from './engine/loader.js';
-import { planListeners, startListeners, type Listener, type MinTLSVersion } from './listeners.js';
+import { planListeners, startListeners, type Listeners, type MinTLSVersion } from './listeners.js';
 import { startPlugins } from './plugins/index.js';
 import type { AuthenticationMode, AuthorizationMode } from './auth/identity.js';
 
@@ -30,6 +31,14 @@ export interface StartOptions {
   minTLSVersion?: MinTLSVersion;
   /** Octal permissions of unix socket files (default 755). */
   unixSocketPerm?: string;
+  /** Go / IANA names of the allowed TLS 1.0–1.2 cipher suites (default: Node's). */
+  tlsCipherSuites?: string[];
+  /** Poll the TLS files every this many ms; 0 (default): reload them when they change on disk. */
+  tlsCertRefreshMs?: number;
+  /** Serve prior-knowledge HTTP/2 (h2c) besides HTTP/1.1 on http and unix listeners. */
+  h2c?: boolean;
+  /** Seconds in-flight requests get to finish when the server closes (default 10, as OPA). */
+  shutdownGracePeriod?: number;
   configFile?: string;
   sets?: string[];
   authentication?: AuthenticationMode;
@@ -53,7 +62,11 @@ export interface RunningServer {
   urls: string[];
   /** The URLs of the diagnostic listeners. */
   diagnosticUrls: string[];
-  /** Close every listener, then the app (plugins, engine). */
+  /**
+   * Stop accepting connections, let in-flight requests finish within the grace
+   * period, then close the app (plugins, engine). Rejects (after closing
+   * everything) when requests were still running at the deadline.
+   */
   close(): Promise<void>;
 }
 
@@ -73,6 +86,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     requireClientCert: opts.authentication === 'tls',
     authorization: opts.authorization === 'basic',
     unixSocketPerm: opts.unixSocketPerm ?? '755',
+    ...(opts.tlsCipherSuites ? { tlsCipherSuites: opts.tlsCipherSuites } : {}),
+    tlsCertRefreshMs: opts.tlsCertRefreshMs ?? 0,
+    h2c: opts.h2c ?? false,
   });
   const serverOpts: BuildServerOptions = {
     config,
@@ -84,38 +100,54 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     logger: opts.logLevel ? { level: opts.logLevel } : false,
   };
   const app = await buildServer(serverOpts);
-  let listeners: Listener[];
+  let started: Listeners;
   try {
     await loadPaths(app.regent.engine, app.regent.host, opts.paths ?? [], opts.bundles ?? false);
     if (hasPlugins(config.document)) {
       const plugins = await startPlugins(config.document, app.regent.host, { v0Compatible: opts.v0Compatible ?? false });
       app.regent.attachPlugins(plugins);
     }
-    listeners = await startListeners(app, plan);
+    started = await startListeners(app, plan);
   } catch (e) {
     await app.close();
     throw e;
   }
+  const { listeners } = started;
   const urls = listeners.map((l) => l.url);
+  const graceMs = Math.max(0, opts.shutdownGracePeriod ?? 10) * 1000;
+  let closing: Promise<void> | undefined;
   return {
     app,
     url: urls[0]!,
     urls,
     diagnosticUrls: listeners.filter((l) => l.diagnostic).map((l) => l.url),
-    close: async () => {
-      await Promise.all(listeners.map((l) => l.close()));
-      await app.close();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        app.log.info('Shutting down...');
+        const err = await started.shutdown(graceMs);
+        await app.close();
+        if (err) {
+          app.log.error({ err }, 'Failed to shutdown server gracefully.');
+          throw new Error(err);
+        }
+        app.log.info('Server shutdown.');
+      })()),
   };
 }
 
-/** Close the server on SIGINT/SIGTERM; resolves when it has closed. */
-export function closeOnSignals(server: RunningServer): Promise<void> {
+/**
+ * Close the server on SIGINT/SIGTERM; resolves when it has closed, to the
+ * error text when requests outlived the grace period (OPA then exits with 1).
+ */
+export function closeOnSignals(server: RunningServer): Promise<string | undefined> {
   return new Promise((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void server.close().then(resolve, resolve);
+      void server.close().then(
+        () => resolve(undefined),
+        (e: unknown) => resolve(e instanceof Error ? e.message : String(e)),
+      );
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
