@@ -1,3 +1,5 @@
+// The lexer (compiler/lexer/lexer.ts): token kinds, positions, strings and raw
+// strings, numbers, comments, and the errors it reports with their locations.
 import { describe, it, expect } from 'vitest';
 import { Lexer, ParseFailure } from '../../../compiler/lexer/lexer.js';
 import { T, tokenName } from '../../../compiler/lexer/token-kinds.js';

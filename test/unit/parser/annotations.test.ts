@@ -1,3 +1,5 @@
+// Comments and METADATA annotation blocks (compiler/parser/annotations.ts): where
+// they attach, their YAML fields and scopes, and the errors for malformed blocks.
 import { describe, it, expect } from 'vitest';
 import { errorsOf, mod } from './helpers.js';
 

@@ -1,3 +1,5 @@
+// Parse errors as OPA reports them (code, message, location) and the parser's
+// limits on nesting and input size.
 import { describe, it, expect } from 'vitest';
 import { parseModule, parseQuery, parseTerm } from '../../../compiler/parser/index.js';
 import { RegoErrors } from '../../../compiler/source/diagnostics.js';

@@ -1,3 +1,5 @@
+// Expressions and bodies: operator precedence as OPA parses it, literals, `with`,
+// `not`, `some`/`every`, checked by printing the parsed body back.
 import { describe, it, expect } from 'vitest';
 import { parseQuery } from '../../../compiler/parser/index.js';
 import { formatBody } from '../../../compiler/ast/print.js';

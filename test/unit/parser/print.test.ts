@@ -1,3 +1,5 @@
+// The printer behind `regent fmt` (compiler/ast/print.ts): canonical output for
+// terms, bodies and modules, and printing as a fixed point of parsing.
 import { describe, it, expect } from 'vitest';
 import { formatBody, formatModule, formatTerm } from '../../../compiler/ast/print.js';
 import { parseModule, parseQuery, parseTerm } from '../../../compiler/parser/index.js';

@@ -1,3 +1,5 @@
+// Packages, imports and rule heads (complete, partial set/object, functions,
+// defaults, else chains), and the Rego v1 checks on them.
 import { describe, it, expect } from 'vitest';
 import type { Rule, Term } from '../../../compiler/ast/nodes.js';
 import { errorsOf, mod, strip, sx } from './helpers.js';

@@ -1,3 +1,5 @@
+// Terms: scalars (exact numbers, strings), composites, vars and refs, and
+// comprehensions, as parseTerm builds them.
 import { describe, it, expect } from 'vitest';
 import { parseTerm } from '../../../compiler/parser/index.js';
 import { BigNum } from '../../../runtime/value/number.js';

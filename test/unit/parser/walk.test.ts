@@ -1,3 +1,5 @@
+// The AST walkers (compiler/ast/walk.ts): children of every node kind, walk order
+// and term-only walks.
 import { describe, it, expect } from 'vitest';
 import type { Term } from '../../../compiler/ast/nodes.js';
 import { children, kindOf, walk, walkTerms } from '../../../compiler/ast/walk.js';
