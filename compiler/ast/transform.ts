@@ -42,6 +42,8 @@ export function mapExpr(e: Expr, fn: TermMapper): Expr {
     const target = mapTerm(x.target, fn);
     return { ...x, target: target.kind === 'ref' || target.kind === 'var' ? target : x.target, value: mapTerm(x.value, fn) };
   });
+  // `not { … }` (rego.v2): its body is rewritten like any other.
+  if (e.notBody) e = { ...e, notBody: mapBody(e.notBody, fn) };
   const b = e.body;
   switch (b.type) {
     case 'term':

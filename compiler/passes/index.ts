@@ -2,6 +2,7 @@
 // dumped (`regent parse --dump-passes`) to see what it produced.
 import type { CompileState, Pass } from './pass.js';
 import { resolveRefs } from './resolve-refs.js';
+import { rewriteRegoMetadataCalls } from './rego-metadata.js';
 import { ruleTree } from './rule-tree.js';
 import { plan } from './plan.js';
 import { checkRecursion } from './check-recursion.js';
@@ -12,6 +13,7 @@ import { RegoErrors } from '../source/diagnostics.js';
 
 export const PASSES: readonly Pass[] = [
   resolveRefs, // imports and rule names → absolute data refs
+  rewriteRegoMetadataCalls, // annotation set; rego.metadata.chain()/rule() in rules → constants
   ruleTree, // group rules by path; kind, arity and default conflicts
   plan, // locals, safety ordering, builtin arity, IR per group
   checkTypes, // constant builtin arguments match the declared types

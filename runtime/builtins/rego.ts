@@ -1,9 +1,10 @@
 // Language-level builtins: the `rego` family, `print` and the `internal.*` builtins
 // OPA declares. rego.parse_module parses Rego source into OPA's JSON AST as a value
 // (what `opa parse --format json` prints, comments included), through the parser
-// the compiler provides (provideModuleParser). rego.metadata.chain/
-// rule return the annotations the host provides in ctx.extras (a value, or a
-// function of no arguments); without them, an empty chain and an empty object.
+// the compiler provides (provideModuleParser). rego.metadata.chain/rule never
+// run inside rules: the compiler replaces those calls by constants (pass
+// rewrite-rego-metadata-calls), so reaching them means a query called them, and
+// they raise OPA's "must only be called within the scope of a rule" error.
 // internal.print is print's compiled form (an array of per-argument value sets),
 // internal.template_string the concatenation behind `$"…{x}…"`, internal.test_case
 // a no-op marker `opa test` uses. The planner handles `print(…)` calls itself;
@@ -13,7 +14,7 @@ import { T } from './types.js';
 import { asArray, asString } from './args.js';
 import { BuiltinError } from './errors.js';
 import type { Value } from '../value/value.js';
-import { RObject, RSet } from '../value/collections.js';
+import { RSet } from '../value/collections.js';
 import { formatPlain } from '../value/format.js';
 
 /**
@@ -37,10 +38,8 @@ function parseModuleBuiltin(args: Value[]): Value {
   return moduleParser(file, text);
 }
 
-function hostValue(ctx: BuiltinContext, key: string, fallback: () => Value): Value {
-  const x = ctx.extras[key];
-  if (typeof x === 'function') return (x as () => Value)();
-  return x === undefined ? fallback() : (x as Value);
+function outsideRule(name: string): never {
+  throw new BuiltinError(`the ${name} function must only be called within the scope of a rule`);
 }
 
 const annotations = T.objectOf(T.string, T.any);
@@ -110,7 +109,7 @@ export const builtins: BuiltinDef[] = [
       categories: ['rego'],
       description: 'Returns the chain of metadata for the active rule.',
     },
-    impl: (_args, ctx) => hostValue(ctx, 'rego.metadata.chain', () => []),
+    impl: () => outsideRule('rego.metadata.chain'),
   },
   {
     decl: {
@@ -120,6 +119,6 @@ export const builtins: BuiltinDef[] = [
       categories: ['rego'],
       description: 'Returns annotations declared for the active rule and using the rule scope.',
     },
-    impl: (_args, ctx) => hostValue(ctx, 'rego.metadata.rule', () => new RObject()),
+    impl: () => outsideRule('rego.metadata.rule'),
   },
 ];

@@ -48,7 +48,7 @@ export interface BuiltinContext {
   deadline?: number;
   /** Call a user function or builtin by name (used by a few higher-order builtins). */
   call?(name: string, args: Value[]): Value | undefined;
-  /** Capabilities-level extras supplied by the host, e.g. rego.metadata providers. */
+  /** Host-supplied hooks, e.g. `trace` (the tracer behind the `trace` builtin). */
   extras: Record<string, unknown>;
 }
 

@@ -32,7 +32,7 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
 
 describe('pass list', () => {
   it('is one ordered list of named passes', () => {
-    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'rule-index']);
+    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rewrite-rego-metadata-calls', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'rule-index']);
   });
 });
 
@@ -47,6 +47,13 @@ describe('resolve-refs', () => {
     expect(refOf(0)).toBe('data.a.q');
     expect(refOf(1)).toBe('data.lib.x.z');
     expect(refOf(3)).toBe('var');
+  });
+});
+
+describe('resolve-refs in not { … }', () => {
+  it('resolves rule names inside a negated body (rego.v2)', () => {
+    const p = compile([{ file: 'a.rego', text: 'package a\nimport rego.v2\nq := false\np if not { q }' }], {});
+    expect(p.prepare('x = data.a.p').eval({}).map((r) => toJS(r.bindings.x!))).toEqual([true]);
   });
 });
 
