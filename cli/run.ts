@@ -21,6 +21,7 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'tls-cipher-suites', type: 'string', repeatable: true, metavar: 'NAMES', description: 'set list of enabled TLS 1.0–1.2 cipher suites (IANA), comma-separated' },
   { name: 'h2c', type: 'boolean', description: 'enable H2C for HTTP listeners' },
   { name: 'shutdown-grace-period', type: 'string', default: '10', metavar: 'SECONDS', description: 'set the time (in seconds) that the server will wait to gracefully shut down' },
+  { name: 'shutdown-wait-period', type: 'string', default: '0', metavar: 'SECONDS', description: 'set the time (in seconds) that the server will wait before initiating shutdown' },
   { name: 'config-file', short: 'c', type: 'string', metavar: 'FILE', description: 'set path of configuration file' },
   { name: 'set', type: 'string', repeatable: true, metavar: 'K=V', description: 'override config values on the command line (use commas to specify multiple values)' },
   { name: 'authentication', type: 'string', choices: ['off', 'token', 'tls'], default: 'off', description: 'set authentication scheme' },
@@ -111,6 +112,7 @@ export function runOptions(args: ParsedArgs): Omit<StartOptions, 'version'> {
     tlsCertRefreshMs: duration(str(args, 'tls-cert-refresh-period'), 'tls-cert-refresh-period'),
     h2c: bool(args, 'h2c'),
     shutdownGracePeriod: integer(str(args, 'shutdown-grace-period'), 'shutdown-grace-period'),
+    shutdownWaitPeriod: integer(str(args, 'shutdown-wait-period'), 'shutdown-wait-period'),
   };
   const suites = addresses(args, 'tls-cipher-suites');
   if (suites.length > 0) opts.tlsCipherSuites = suites;

@@ -39,6 +39,8 @@ export interface StartOptions {
   h2c?: boolean;
   /** Seconds in-flight requests get to finish when the server closes (default 10, as OPA). */
   shutdownGracePeriod?: number;
+  /** Seconds to keep serving after a shutdown is requested, before it starts (OPA's --shutdown-wait-period, default 0). */
+  shutdownWaitPeriod?: number;
   configFile?: string;
   sets?: string[];
   authentication?: AuthenticationMode;
@@ -115,6 +117,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { listeners } = started;
   const urls = listeners.map((l) => l.url);
   const graceMs = Math.max(0, opts.shutdownGracePeriod ?? 10) * 1000;
+  const waitMs = Math.max(0, opts.shutdownWaitPeriod ?? 0) * 1000;
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -123,6 +126,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     diagnosticUrls: listeners.filter((l) => l.diagnostic).map((l) => l.url),
     close: () =>
       (closing ??= (async () => {
+        if (waitMs > 0) {
+          app.log.info(`Waiting ${waitMs / 1000}s before shutting down...`);
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+        }
         app.log.info('Shutting down...');
         const err = await started.shutdown(graceMs);
         await app.close();

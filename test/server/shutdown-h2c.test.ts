@@ -1,4 +1,4 @@
-// Graceful shutdown (--shutdown-grace-period) and HTTP/2 cleartext (--h2c)
+// Graceful shutdown (--shutdown-grace-period, --shutdown-wait-period) and HTTP/2 cleartext (--h2c)
 // through startServer(). The slow request is a real evaluation: a policy whose
 // http.send goes to a local server that answers only when the test says so
 // (evaluation runs in a worker thread, so the server stays responsive).
@@ -91,6 +91,17 @@ describe('--shutdown-grace-period', () => {
       upstream.release();
       await upstream.close();
     }
+  });
+
+  it('keeps serving for --shutdown-wait-period before the shutdown starts', async () => {
+    const server = await startServer({ version: 't', addrs: ['127.0.0.1:0'], paths: [dir.path('data.json')], shutdownWaitPeriod: 1 });
+    const t0 = Date.now();
+    const closing = server.close();
+    const during = await request(`${server.url}/v1/data/greeting`);
+    expect(during.status).toBe(200);
+    await closing;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(await refused(server.url)).toBe('ECONNREFUSED');
   });
 
   it('does not wait for idle keep-alive connections', async () => {

@@ -20,7 +20,7 @@ describe('regent run flags', () => {
     expect(o).toMatchObject({ authentication: 'off', authorization: 'off', minTLSVersion: '1.2', unixSocketPerm: '755' });
     expect(o.tlsCertFile).toBeUndefined();
     expect(o.tlsCACertFile).toBeUndefined();
-    expect(o).toMatchObject({ h2c: false, shutdownGracePeriod: 10, tlsCertRefreshMs: 0 });
+    expect(o).toMatchObject({ h2c: false, shutdownGracePeriod: 10, shutdownWaitPeriod: 0, tlsCertRefreshMs: 0 });
     expect(o.tlsCipherSuites).toBeUndefined();
   });
 
