@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
-import { parseJSON } from '../../runtime/index.js';
+import { fromJS, parseJSON } from '../../runtime/index.js';
 import type { ServerConfig } from '../config/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineHost } from '../engine/host.js';
@@ -54,10 +54,14 @@ export class RequestMetrics {
     if (outcome.cacheHit) this.values.push({ counter_server_query_cache_hit: 1 });
   }
 
-  /** The metrics object, with timer_server_handler_ns measured up to now. */
+  /** The metrics object, with timer_server_handler_ns measured up to now (keys sorted). */
   snapshot(): Record<string, number> {
-    const all: Record<string, number> = Object.assign({}, ...this.values, { timer_server_handler_ns: Number(process.hrtime.bigint() - this.start) });
-    return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const all: Record<string, number> = {};
+    for (const values of this.values) for (const k in values) all[k] = values[k]!;
+    all.timer_server_handler_ns = Number(process.hrtime.bigint() - this.start);
+    const out: Record<string, number> = {};
+    for (const k of Object.keys(all).sort()) out[k] = all[k]!;
+    return out;
   }
 }
 
@@ -85,26 +89,28 @@ export interface DecisionRecord {
 /** Send a decision log event, when decision logging is on and a logger is attached. */
 export function logDecision(ctx: ServerContext, req: FastifyRequest, d: DecisionRecord): void {
   if (!ctx.config.decisionLogs || !ctx.plugins || d.decisionId === undefined) return;
-  const bundles = Object.fromEntries(ctx.host.activeBundles().map((b) => [b.name, { revision: b.revision ?? '' }]));
-  const event: DecisionEvent = {
-    labels: ctx.host.labels(),
-    decision_id: d.decisionId,
-    ...(d.path !== undefined ? { path: d.path } : {}),
-    ...(d.query !== undefined ? { query: d.query } : {}),
-    ...(d.input !== undefined ? { input: d.input.exact ?? parseJSON(JSON.stringify(d.input.js)) } : {}),
-    ...(d.resultText !== undefined ? { result: parseJSON(d.resultText) } : {}),
-    ...(Object.keys(bundles).length ? { bundles } : {}),
-    requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`,
-    timestamp: new Date().toISOString(),
-    ...(d.metrics ? { metrics: d.metrics } : {}),
-    ...(d.error !== undefined ? { error: d.error } : {}),
-  };
+  // Built by assignment (not conditional spreads): this runs for every logged decision.
+  const event: DecisionEvent = { labels: ctx.host.labels(), decision_id: d.decisionId, requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`, timestamp: new Date().toISOString() };
+  if (d.path !== undefined) event.path = d.path;
+  if (d.query !== undefined) event.query = d.query;
+  if (d.input !== undefined) event.input = d.input.exact ?? fromJS(d.input.js);
+  if (d.resultText !== undefined) event.result = parseJSON(d.resultText);
+  const active = ctx.host.activeBundles();
+  if (active.length > 0) event.bundles = bundleRevisions(active);
+  if (d.metrics) event.metrics = d.metrics;
+  if (d.error !== undefined) event.error = d.error;
   void Promise.resolve(ctx.plugins.logDecision(event)).catch(() => undefined);
+}
+
+/** `{<name>: {revision}}` of the active bundles (decision logs and provenance). */
+function bundleRevisions(active: readonly { name: string; revision?: string | undefined }[]): Record<string, { revision: string }> {
+  const out: Record<string, { revision: string }> = {};
+  for (const b of active) out[b.name] = { revision: b.revision ?? '' };
+  return out;
 }
 
 /** The provenance object of Data API responses. */
 export function provenance(ctx: ServerContext): Record<string, unknown> {
   const active = ctx.host.activeBundles();
-  const bundles = Object.fromEntries(active.map((b) => [b.name, { revision: b.revision ?? '' }]));
-  return { ...(active.length ? { bundles } : {}), ...ctx.build };
+  return { ...(active.length ? { bundles: bundleRevisions(active) } : {}), ...ctx.build };
 }

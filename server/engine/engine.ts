@@ -4,7 +4,7 @@
 // leaves the old state active — then publishes the change to every evaluator and
 // returns only when all of them have it.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type ResultRow } from '../../compiler/index.js';
-import { MemoryStore, RObject, StorageError, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
+import { MemoryStore, RObject, StorageError, pathsOverlap, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
 import { BadRequestError, PolicyCompileError } from './errors.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { InProcessEvaluator, type Evaluator } from './evaluator.js';
@@ -199,6 +199,11 @@ export class Engine {
   /** True when rules define the path or one of its prefixes ("document undefined"). */
   hasRulesFor(path: string[]): boolean {
     return hasRulesFor(this.rules, path);
+  }
+
+  /** True when a rule is defined at, above or below the path (it may contribute to the document). */
+  hasRulesOverlapping(path: string[]): boolean {
+    return this.rules.some((r) => pathsOverlap(r.path, path));
   }
 
   /** Thread ids of the evaluation workers (empty when evaluating in-process). */

@@ -54,6 +54,12 @@ export class EngineHost implements PluginHost {
     return Promise.resolve(this.engine.evalLocal(query, input)[0]?.expressions[0]?.value);
   }
 
+  /** Whether a rule or base data could define the document at a slash path. */
+  mayDefine(path: string): boolean {
+    const segs = path.split('/').filter((s) => s !== '');
+    return this.engine.hasRulesOverlapping(segs) || this.engine.store.read(segs) !== undefined;
+  }
+
   /** Active bundles by name (provenance, status). */
   activeBundles(): ActiveBundle[] {
     return [...this.active.values()];

@@ -41,6 +41,11 @@ export interface PluginHost {
    * masking and dropping (`mask_decision`, `drop_decision`).
    */
   evaluate?(path: string, input: Value): Promise<Value | undefined>;
+  /**
+   * Optional, with `evaluate`: false when no rule and no data can define the
+   * document at the path, so callers may skip building the input and evaluating.
+   */
+  mayDefine?(path: string): boolean;
 }
 
 /** One decision log event, as OPA uploads it (see engine-behaviors.md §6.1). */

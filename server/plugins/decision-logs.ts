@@ -153,11 +153,14 @@ export class DecisionLogger {
   async log(event: DecisionEvent): Promise<void> {
     try {
       let e = event;
-      if (this.host.evaluate) {
-        const input = eventValue(e);
-        const drop = await this.host.evaluate(this.config.dropDecision, input);
-        if (drop === true) return;
-        const mask = await this.host.evaluate(this.config.maskDecision, input);
+      const host = this.host;
+      if (host.evaluate) {
+        // Most deployments define neither policy: then there is nothing to evaluate.
+        const drops = host.mayDefine?.(this.config.dropDecision) ?? true;
+        const masks = host.mayDefine?.(this.config.maskDecision) ?? true;
+        const input = drops || masks ? eventValue(e) : undefined;
+        if (drops && (await host.evaluate(this.config.dropDecision, input!)) === true) return;
+        const mask = masks ? await host.evaluate(this.config.maskDecision, input!) : undefined;
         if (mask !== undefined) e = applyMask(e, mask);
       }
       if (this.rateLimited()) {

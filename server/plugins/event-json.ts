@@ -8,9 +8,13 @@ import type { DecisionEvent } from './contract.js';
 
 const ORDER = ['labels', 'decision_id', 'trace_id', 'span_id', 'revision', 'bundles', 'path', 'query', 'input', 'result', 'mapped_result', 'nd_builtin_cache', 'erased', 'masked', 'error', 'requested_by', 'timestamp', 'metrics', 'req_id', 'request_context'];
 const VALUE_FIELDS = new Set(['input', 'result', 'mapped_result', 'nd_builtin_cache']);
+/** Fields that hold plain JSON data (no Rego values): stringified without a replacer, which is much faster. */
+const PLAIN_FIELDS = new Set(['labels', 'decision_id', 'trace_id', 'span_id', 'revision', 'bundles', 'path', 'query', 'erased', 'masked', 'requested_by', 'timestamp', 'metrics', 'req_id']);
+const KNOWN = new Set(ORDER);
 
 function fieldJSON(key: string, v: unknown): string {
   if (VALUE_FIELDS.has(key)) return toJSONText(v as Value);
+  if (PLAIN_FIELDS.has(key)) return JSON.stringify(v) ?? 'null';
   if (v instanceof RObject || v instanceof RSet) return toJSONText(v);
   return JSON.stringify(v, (_k, x: unknown) => (x instanceof RObject || x instanceof RSet ? toJS(x) : x)) ?? 'null';
 }
@@ -18,8 +22,14 @@ function fieldJSON(key: string, v: unknown): string {
 /** The event as one JSON object, fields in OPA's struct order, undefined fields omitted. */
 export function eventJSON(e: DecisionEvent): string {
   const rec = e as unknown as Record<string, unknown>;
-  const keys = [...ORDER.filter((k) => rec[k] !== undefined), ...Object.keys(rec).filter((k) => !ORDER.includes(k) && rec[k] !== undefined).sort()];
-  return '{' + keys.map((k) => `${JSON.stringify(k)}:${fieldJSON(k, rec[k])}`).join(',') + '}';
+  let out = '';
+  for (const k of ORDER) {
+    const v = rec[k];
+    if (v !== undefined) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, v);
+  }
+  const extra = Object.keys(rec).filter((k) => !KNOWN.has(k) && rec[k] !== undefined);
+  for (const k of extra.sort()) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, rec[k]);
+  return '{' + out + '}';
 }
 
 /** The event as a Rego value (the input of the mask and drop policies). */

@@ -102,6 +102,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
     },
     labels: () => host.labels(),
     ...(host.evaluate ? { evaluate: host.evaluate.bind(host) } : {}),
+    ...(host.mayDefine ? { mayDefine: host.mayDefine.bind(host) } : {}),
   };
 
   if (statusConfig) {
