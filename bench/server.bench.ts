@@ -1,6 +1,7 @@
 // Server throughput benchmark: autocannon on loopback, POST /v1/data/rbac/allow
 // (the examples/rbac policy and data) against an empty Fastify route serving the
-// same request in the same process, 5 s per run after a 1 s warm-up. Prints
+// same request in the same process, 5 s per run after a 1 s warm-up, for each pool
+// size and once more with decision logging to a local log service. Prints
 // requests/s and p99 latency of each and the ratio (target ≥ 0.6).
 // Run: npm run bench:server  (REGENT_BENCH_SECONDS, REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS)
 import autocannon from 'autocannon';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { buildServer } from '../server/index.js';
 import { loadConfig } from '../server/config/config.js';
 import { loadPaths } from '../server/engine/loader.js';
+import { startPlugins } from '../server/plugins/index.js';
+import { createServer } from 'node:http';
 
 const seconds = Number(process.env.REGENT_BENCH_SECONDS ?? 5);
 const connections = Number(process.env.REGENT_BENCH_CONNECTIONS ?? 10);
@@ -50,10 +53,22 @@ function emptyApp(): FastifyInstance {
   return app;
 }
 
-async function regentApp(workers: number): Promise<FastifyInstance> {
-  const app = await buildServer({ config: loadConfig({ version: 'bench' }), workers });
+async function regentApp(workers: number, configText = ''): Promise<FastifyInstance> {
+  const config = loadConfig({ version: 'bench', text: configText });
+  const app = await buildServer({ config, workers });
   await loadPaths(app.regent.engine, app.regent.host, [join(root, 'examples', 'rbac')]);
+  if (configText) app.regent.attachPlugins(await startPlugins(config.document, app.regent.host, {}));
   return app;
+}
+
+/** A log service that accepts decision-log uploads (gzip JSON) and discards them. */
+async function logSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 const baseline = await run('empty fastify route', emptyApp(), '/empty');
@@ -61,6 +76,11 @@ const results: Result[] = [];
 for (const workers of workerCounts) {
   results.push(await run(`POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers), '/v1/data/rbac/allow'));
 }
+// Decision logging on, uploading to a local service every 1–2 s (as OPA's decision_logs plugin).
+const sink = await logSink();
+const logsConfig = JSON.stringify({ services: { logs: { url: sink.url } }, decision_logs: { service: 'logs', reporting: { min_delay_seconds: 1, max_delay_seconds: 2 } } });
+results.push(await run(`  ... with decision logs (workers: ${workerCounts[0]})`, await regentApp(workerCounts[0]!, logsConfig), '/v1/data/rbac/allow'));
+await sink.close();
 console.log(`loopback, ${connections} connections, ${seconds} s per run, no pipelining`);
 for (const r of [baseline, ...results]) {
   const ratio = r === baseline ? '' : `  ratio ${(r.rps / baseline.rps).toFixed(2)}`;

@@ -1,31 +1,39 @@
-// Connection handling of the listeners: --h2c and graceful shutdown.
+// Connection handling of the listeners: --h2c and its HTTP/2 server, first-bytes
+// sniffing (shared with tls-connections.ts), graceful shutdown.
+//
+// HTTP/2 (h2Server): a node:http2 server whose requests go to the listener's
+// request handler (the one Fastify app), like its HTTP/1 requests. HTTP/2
+// pseudo-headers (:method, :path, …) are removed from rawHeaders, which feed
+// the authorization input's `headers`, as Go keeps them out of r.Header. The
+// https listeners speak HTTP/1.1 only, as OPA's do (tls-connections.ts).
 //
 // --h2c: HTTP/2 over cleartext on the http and unix listeners, as OPA wraps
 // their handler in Go's h2c.NewHandler. A connection that starts with the
-// HTTP/2 client preface ("prior knowledge") is handed to a node:http2 server;
-// any other connection goes on to the listener's HTTP/1 server, so HTTP/1.1 is
-// still served on the same port. Both feed the same request handler (the one
-// Fastify app). Go's h2c also accepts the HTTP/1.1 `Upgrade: h2c` dance; here
-// such requests are answered over HTTP/1.1 (the Upgrade header is ignored).
-// HTTP/2 pseudo-headers (:method, :path, …) are removed from rawHeaders, which
-// feed the authorization input's `headers`, as Go keeps them out of r.Header.
+// HTTP/2 client preface ("prior knowledge") goes to the HTTP/2 server; any
+// other connection goes on to the listener's HTTP/1 server, so HTTP/1.1 is
+// still served on the same port. Go's h2c also accepts the HTTP/1.1
+// `Upgrade: h2c` dance; here such requests are answered over HTTP/1.1 (the
+// Upgrade header is ignored). The first bytes are read by sniffConnections,
+// which tls-connections.ts uses too.
 //
 // Graceful shutdown of one listener, as Go's http.Server.Shutdown does it for
 // OPA (--shutdown-grace-period, seconds, default 10): the listening socket is
 // closed at once (new connections are refused), idle keep-alive connections
 // are closed, and connections still serving a request are polled (1 ms, then
-// doubling up to 500 ms) and closed as soon as they become idle. HTTP/2 (h2c)
-// sessions get a GOAWAY and end when their streams are done; connections that
-// have not sent anything yet are dropped. If the deadline passes first, the
-// remaining connections are destroyed and the shutdown reports
-// `context deadline exceeded` (Go leaves them to the exiting process).
+// doubling up to 500 ms) and closed as soon as they become idle. HTTP/2
+// sessions (h2c) get a GOAWAY and end when their streams are
+// done; connections that have not sent enough to be routed yet are dropped.
+// If the deadline passes first, the remaining connections are destroyed and
+// the shutdown reports `context deadline exceeded` (Go leaves them to the
+// exiting process).
 import type http from 'node:http';
 import http2 from 'node:http2';
+import type net from 'node:net';
 import type { Socket } from 'node:net';
 
 /** Connections a listener holds besides its http.Server's own HTTP/1 ones. */
 export interface ConnectionSets {
-  /** h2c sessions. */
+  /** HTTP/2 sessions (h2c, or h2 negotiated on an https listener). */
   sessions?: Set<http2.Http2Session>;
   /** Accepted sockets whose protocol is not known yet. */
   pending?: Set<Socket>;
@@ -89,50 +97,90 @@ function withoutPseudoHeaders(req: http2.Http2ServerRequest): void {
   Object.defineProperty(req, 'rawHeaders', { value: kept, configurable: true });
 }
 
+/** The HTTP/2 server of a listener and its open sessions. */
+export interface H2Server {
+  /** Emitting 'connection' with a socket serves HTTP/2 on it. */
+  server: http2.Http2Server;
+  sessions: Set<http2.Http2Session>;
+}
+
+/** An HTTP/2 server feeding `handler` (the listener's request handler) with pseudo-headers removed from rawHeaders. */
+export function h2Server(handler: http.RequestListener): H2Server {
+  const sessions = new Set<http2.Http2Session>();
+  const server = http2.createServer({}, (req, res) => {
+    withoutPseudoHeaders(req);
+    (handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void)(req, res);
+  });
+  server.on('session', (session: http2.Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  return { server, sessions };
+}
+
+/**
+ * Look at the first bytes of every new connection of `server` (not listening
+ * yet) before its own 'connection' listeners do: bytes are collected until
+ * `decide` returns a verdict (undefined: need more), then put back on the
+ * paused socket, and `route` gets the socket, the verdict and the server's
+ * original connection handling. Undecided sockets are in `pending` (graceful
+ * shutdown drops them); they are destroyed when the peer ends or errs first, or
+ * after `timeoutMs` without a verdict.
+ */
+export function sniffConnections<V>(
+  server: net.Server,
+  pending: Set<Socket>,
+  decide: (head: Buffer) => V | undefined,
+  route: (socket: Socket, verdict: V, original: (socket: Socket) => void) => void,
+  timeoutMs = 0,
+): void {
+  const listeners = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  const original = (socket: Socket): void => {
+    for (const listener of listeners) listener.call(server, socket);
+  };
+  server.on('connection', (socket: Socket) => {
+    pending.add(socket);
+    let head: Buffer = Buffer.alloc(0);
+    const drop = (): void => {
+      pending.delete(socket);
+      socket.destroy();
+    };
+    if (timeoutMs > 0) socket.setTimeout(timeoutMs, drop);
+    const onData = (chunk: Buffer): void => {
+      head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+      const verdict = decide(head);
+      if (verdict === undefined) return;
+      socket.off('data', onData).off('error', drop).off('end', drop);
+      if (timeoutMs > 0) socket.setTimeout(0, drop);
+      pending.delete(socket);
+      socket.pause();
+      socket.unshift(head);
+      route(socket, verdict, original);
+    };
+    socket.on('data', onData).on('error', drop).on('end', drop);
+  });
+}
+
 /**
  * Make `server` (an http.Server, not listening yet) also speak prior-knowledge
  * h2c. Returns the connection sets graceful shutdown must drain.
  */
 export function enableH2C(server: http.Server, handler: http.RequestListener): Required<ConnectionSets> {
-  const sessions = new Set<http2.Http2Session>();
+  const { server: h2, sessions } = h2Server(handler);
   const pending = new Set<Socket>();
-  const h2 = http2.createServer({}, (req, res) => {
-    withoutPseudoHeaders(req);
-    (handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void)(req, res);
-  });
-  h2.on('session', (session: http2.Http2Session) => {
-    sessions.add(session);
-    session.once('close', () => sessions.delete(session));
-  });
-
-  // The HTTP/1 server's own connection listener runs for non-HTTP/2 connections.
-  const http1 = server.listeners('connection') as ((socket: Socket) => void)[];
-  server.removeAllListeners('connection');
-  server.on('connection', (socket: Socket) => {
-    pending.add(socket);
-    let head = Buffer.alloc(0);
-    const drop = (): void => {
-      pending.delete(socket);
-      socket.destroy();
-    };
-    const onData = (chunk: Buffer): void => {
-      head = Buffer.concat([head, chunk]);
-      const n = Math.min(head.length, PREFACE.length);
-      const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
-      if (isH2 && head.length < PREFACE.length) return;
-      socket.off('data', onData).off('error', drop).off('end', drop);
-      pending.delete(socket);
-      socket.pause();
-      socket.unshift(head);
-      if (isH2) {
-        // node:http2 reads the bytes already buffered on the socket, then the socket itself.
-        h2.emit('connection', socket);
-        return;
-      }
-      for (const listener of http1) listener.call(server, socket);
+  const decide = (head: Buffer): boolean | undefined => {
+    const n = Math.min(head.length, PREFACE.length);
+    const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
+    return isH2 && head.length < PREFACE.length ? undefined : isH2;
+  };
+  sniffConnections(server, pending, decide, (socket, isH2, http1) => {
+    // node:http2 reads the bytes already buffered on the socket, then the socket itself.
+    if (isH2) h2.emit('connection', socket);
+    else {
+      http1(socket);
       socket.resume();
-    };
-    socket.on('data', onData).on('error', drop).on('end', drop);
+    }
   });
   return { sessions, pending };
 }

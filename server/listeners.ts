@@ -10,7 +10,8 @@
 // authorization when it is on (OPA wraps the diagnostic router in authz too).
 // --tls-cipher-suites and reloading of the TLS files (tls-config.ts), --h2c on
 // http and unix listeners and graceful shutdown within --shutdown-grace-period
-// (connections.ts) are wired in here.
+// (connections.ts) and Go's 400 answer to plain HTTP on https listeners
+// (tls-connections.ts) are wired in here.
 import { lookup } from 'node:dns/promises';
 import { chmodSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -21,6 +22,7 @@ import type { FastifyInstance } from 'fastify';
 import { attachTLSPeer } from './auth/identity.js';
 import { enableH2C, shutdownServer, type ConnectionSets } from './connections.js';
 import { anchorsOf, ciphersOption, openSSLCipherList, pemCertificates, TLSReloader, type TLSMaterial } from './tls-config.js';
+import { answerPlainHTTP } from './tls-connections.js';
 
 export type MinTLSVersion = '1.0' | '1.1' | '1.2' | '1.3';
 export const MIN_TLS_VERSIONS: readonly MinTLSVersion[] = ['1.0', '1.1', '1.2', '1.3'];
@@ -209,9 +211,13 @@ async function startOne(
   let connections: ConnectionSets = {};
   if (address.scheme === 'https') {
     const secure = secureContextOptions(plan);
-    server = https.createServer({ ...tcp, ...secure, requestCert: o.requireClientCert ?? false, rejectUnauthorized: o.requireClientCert ?? false }, handler);
-    if (o.requireClientCert) server.on('secureConnection', (socket: tls.TLSSocket) => attachTLSPeer(socket, material.anchors));
-    reloader?.register(server as https.Server);
+    const requestCert = o.requireClientCert ?? false;
+    // No ALPN protocol at all, as OPA v1's listeners (Node would otherwise select http/1.1 and refuse h2-only clients).
+    const tlsServer = https.createServer({ ...tcp, ...secure, ALPNProtocols: [], requestCert, rejectUnauthorized: requestCert }, handler);
+    connections = answerPlainHTTP(tlsServer);
+    if (requestCert) tlsServer.on('secureConnection', (socket: tls.TLSSocket) => attachTLSPeer(socket, material.anchors));
+    reloader?.register(tlsServer);
+    server = tlsServer;
   } else {
     server = http.createServer(tcp, handler);
     if (o.h2c) connections = enableH2C(server, handler);

@@ -1,14 +1,18 @@
 // Test PKI for the TLS tests, made at test time with the openssl CLI in a temp
 // dir: a CA and the certificates it issues (a server certificate for
 // localhost/127.0.0.1, client certificates with chosen subjects, serials and
-// SANs), plus a request helper with explicit client TLS options over http,
-// https or a unix socket. (@peculiar/x509 cannot be loaded here: its tsyringe
-// dependency needs a reflect-metadata polyfill that is not installed.)
+// SANs), plus client helpers for the listener tests: a request with explicit
+// client TLS options over http, https or a unix socket, an HTTP/2 request on a
+// session, and a slow upstream server for in-flight requests. (@peculiar/x509
+// cannot be loaded here: its tsyringe dependency needs a reflect-metadata
+// polyfill that is not installed.)
 import { X509Certificate } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type http2 from 'node:http2';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -97,4 +101,46 @@ export function request(url: string, options: RequestOptions = {}): Promise<Answ
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** One HTTP/2 request on a session (GET unless headers say otherwise); resolves to status, content-type and body. */
+export function h2get(session: http2.ClientHttp2Session, path: string, headers: http2.OutgoingHttpHeaders = {}): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path, ...headers });
+    let status = 0;
+    let type = '';
+    let body = '';
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      type = String(h['content-type'] ?? '');
+    });
+    stream.setEncoding('utf8');
+    stream.on('data', (d: string) => (body += d));
+    stream.on('end', () => resolve({ status, type, body }));
+    stream.on('error', reject);
+  });
+}
+
+/** A local server whose requests wait until `release()`; `received` resolves on the first one. */
+export function slowUpstream(): { url: Promise<string>; received: Promise<void>; release(): void; close(): Promise<void> } {
+  const waiting: ServerResponse[] = [];
+  let onReceived!: () => void;
+  const received = new Promise<void>((r) => (onReceived = r));
+  let released = false;
+  const answer = (res: ServerResponse): void => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":"done"}');
+  const server = http.createServer((_req: IncomingMessage, res: ServerResponse) => {
+    if (released) return answer(res);
+    waiting.push(res);
+    onReceived();
+  });
+  const url = new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)));
+  return {
+    url,
+    received,
+    release: () => {
+      released = true;
+      waiting.splice(0).forEach(answer);
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }

@@ -2,12 +2,12 @@
 // through startServer(). The slow request is a real evaluation: a policy whose
 // http.send goes to a local server that answers only when the test says so
 // (evaluation runs in a worker thread, so the server stays responsive).
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main.js';
-import { Pki, request } from './certs.js';
+import { h2get, Pki, request, slowUpstream } from './certs.js';
 
 let dir: Pki;
 beforeAll(() => {
@@ -15,30 +15,6 @@ beforeAll(() => {
   dir.write('data.json', JSON.stringify({ greeting: 'hello' }));
 });
 afterAll(() => dir?.cleanup());
-
-/** A local server whose requests wait until `release()`; `received` resolves on the first one. */
-function slowUpstream(): { url: Promise<string>; received: Promise<void>; release(): void; close(): Promise<void> } {
-  const waiting: ServerResponse[] = [];
-  let onReceived!: () => void;
-  const received = new Promise<void>((r) => (onReceived = r));
-  let released = false;
-  const answer = (res: ServerResponse): void => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":"done"}');
-  const server = http.createServer((_req: IncomingMessage, res: ServerResponse) => {
-    if (released) return answer(res);
-    waiting.push(res);
-    onReceived();
-  });
-  const url = new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`)));
-  return {
-    url,
-    received,
-    release: () => {
-      released = true;
-      waiting.splice(0).forEach(answer);
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
 
 async function slowServer(upstreamUrl: string, o: Partial<StartOptions>): Promise<RunningServer> {
   dir.write('slow.rego', `package slow\n\nr := http.send({"method": "GET", "url": "${upstreamUrl}"}).body\n`);
@@ -115,24 +91,6 @@ describe('--shutdown-grace-period', () => {
     agent.destroy();
   });
 });
-
-/** One HTTP/2 request on a session; resolves to status, content-type and body. */
-function h2get(session: http2.ClientHttp2Session, path: string): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
-    let status = 0;
-    let type = '';
-    let body = '';
-    stream.on('response', (h) => {
-      status = Number(h[':status']);
-      type = String(h['content-type'] ?? '');
-    });
-    stream.setEncoding('utf8');
-    stream.on('data', (d: string) => (body += d));
-    stream.on('end', () => resolve({ status, type, body }));
-    stream.on('error', reject);
-  });
-}
 
 describe('--h2c', () => {
   let server: RunningServer;

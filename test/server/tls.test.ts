@@ -110,8 +110,10 @@ describe('https, unix and diagnostic listeners', () => {
     expect(JSON.parse(r.body)).toEqual({ result: 'hello' });
   });
 
-  it('fails plain http on the https port and untrusted server certificates', async () => {
-    await expect(request(`${server.url.replace('https:', 'http:')}/v1/data/greeting`)).rejects.toThrow();
+  it('answers plain http on the https port with 400 (as Go), and fails untrusted server certificates', async () => {
+    const plain = await request(`${server.url.replace('https:', 'http:')}/v1/data/greeting`);
+    expect(plain.status).toBe(400);
+    expect(plain.body).toBe('Client sent an HTTP request to an HTTPS server.\n');
     await expect(request(`${server.url}/health`, { ca: strangerCA.certPem })).rejects.toThrow(/self[- ]signed|unable to verify|issuer/i);
   });
 
