@@ -14,6 +14,8 @@ export class EngineHost implements PluginHost {
   private ready = false;
   /** Activations run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** mayDefine answers, valid for one engine generation. */
+  private readonly mayDefineCache = new Map<string, { generation: number; value: boolean }>();
 
   constructor(
     private readonly engine: Engine,
@@ -54,10 +56,15 @@ export class EngineHost implements PluginHost {
     return Promise.resolve(this.engine.evalLocal(query, input)[0]?.expressions[0]?.value);
   }
 
-  /** Whether a rule or base data could define the document at a slash path. */
+  /** Whether a rule or base data could define the document at a slash path (asked per logged decision: cached per engine generation). */
   mayDefine(path: string): boolean {
+    const generation = this.engine.generation;
+    const cached = this.mayDefineCache.get(path);
+    if (cached !== undefined && cached.generation === generation) return cached.value;
     const segs = path.split('/').filter((s) => s !== '');
-    return this.engine.hasRulesOverlapping(segs) || this.engine.store.read(segs) !== undefined;
+    const value = this.engine.hasRulesOverlapping(segs) || this.engine.store.read(segs) !== undefined;
+    this.mayDefineCache.set(path, { generation, value });
+    return value;
   }
 
   /** Active bundles by name (provenance, status). */
