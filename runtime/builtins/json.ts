@@ -12,7 +12,7 @@ import { compareStrings } from '../value/compare.js';
 import { BigNum, formatNumber } from '../value/number.js';
 import { formatTerm } from '../value/format.js';
 import { fromJS, parseJSON, toJS } from '../value/json.js';
-import { goJSONDecode, goJSONValid } from '../value/go-json.js';
+import { goJSONDecode, goJSONValid, nestingDepth } from '../value/go-json.js';
 import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, OperandTypeError } from './errors.js';
@@ -20,6 +20,23 @@ import { asObject, asString } from './args.js';
 import { filterValue, parsePaths, pathsToObject, removeValue } from './json-paths.js';
 import { builtins as patchBuiltins } from './json-patch.js';
 import { builtins as schemaBuiltins } from './json-schema.js';
+
+/** Go's maximum nesting depth for JSON (encoding/json scanner). */
+const GO_MAX_DEPTH = 10000;
+
+/**
+ * The common case of json.unmarshal, without the Go scanner's extra pass: a text
+ * JSON.parse accepts whole is one value Go accepts too (same grammar and white
+ * space), unless it nests deeper than Go allows. Undefined: take the exact path.
+ */
+function wholeJSONValue(s: string): Value | undefined {
+  if (s.length > GO_MAX_DEPTH && nestingDepth(s, GO_MAX_DEPTH) > GO_MAX_DEPTH) return undefined;
+  try {
+    return parseJSON(s);
+  } catch {
+    return undefined;
+  }
+}
 
 const HTML_ESCAPES: Record<string, string> = {
   '<': '\\u003c',
@@ -219,6 +236,8 @@ const jsonBuiltins: BuiltinDef[] = [
     impl: ([x]) => {
       // OPA's util.UnmarshalJSON: the first value, then only a null or nothing may follow.
       const s = asString(x!, 1);
+      const fast = wholeJSONValue(s);
+      if (fast !== undefined) return fast;
       const go = goJSONDecode(s, 'unmarshal');
       if (!go.ok) throw new BuiltinError(go.message);
       return parseJSON(s.slice(0, go.end));

@@ -80,3 +80,21 @@ export function goJSONError(text: string, mode: GoJSONMode = 'decode'): string {
   const outcome = goJSONDecode(text, mode);
   return outcome.ok ? '' : outcome.message;
 }
+
+/** Deepest bracket nesting of a JSON (or flow-style YAML) text, ignoring strings. */
+export function nestingDepth(text: string, stopAt = Infinity): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max && (max = depth) > stopAt) return max;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return max;
+}

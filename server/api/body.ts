@@ -7,7 +7,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
-import { goJSONDecode, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
+import { goJSONDecode, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
 import { goYAMLError } from './go-yaml-errors.js';
 
@@ -45,24 +45,6 @@ export function bodyText(req: FastifyRequest, limits: BodyLimits, gunzip = true)
 
 export function isYAML(req: FastifyRequest): boolean {
   return String(req.headers['content-type'] ?? '').includes('yaml');
-}
-
-/** Deepest bracket nesting of a JSON (or flow-style YAML) text, ignoring strings. */
-export function nestingDepth(text: string, stopAt = Infinity): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max && (max = depth) > stopAt) return max;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
-  }
-  return max;
 }
 
 /** Parse a JSON or YAML document; `prefix` starts the 400 message on failure. Empty text → undefined. */
