@@ -106,7 +106,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   try {
     await loadPaths(app.regent.engine, app.regent.host, opts.paths ?? [], opts.bundles ?? false);
     if (hasPlugins(config.document)) {
-      const plugins = await startPlugins(config.document, app.regent.host, { v0Compatible: opts.v0Compatible ?? false });
+      const plugins = await startPlugins(config.document, app.regent.host, { v0Compatible: opts.v0Compatible ?? false, prometheus: app.regent.prometheus });
       app.regent.attachPlugins(plugins);
     }
     started = await startListeners(app, plan);

@@ -112,5 +112,11 @@ function bundleRevisions(active: readonly { name: string; revision?: string | un
 /** The provenance object of Data API responses. */
 export function provenance(ctx: ServerContext): Record<string, unknown> {
   const active = ctx.host.activeBundles();
+  // A legacy single `bundle` config: OPA reports its revision as a top-level `revision` (omitted when empty) instead of `bundles`.
+  const legacy = ctx.config.document.bundle as { name?: unknown } | undefined | null;
+  if (legacy && typeof legacy === 'object') {
+    const revision = active.find((b) => b.name === legacy.name)?.revision;
+    return { ...(revision ? { revision } : {}), ...ctx.build };
+  }
   return { ...(active.length ? { bundles: bundleRevisions(active) } : {}), ...ctx.build };
 }

@@ -4,6 +4,11 @@
 // between min_delay_seconds (60) and max_delay_seconds (120), optional
 // long_polling_timeout_seconds, size_limit_bytes (1 GiB), trigger
 // periodic|manual, persist, and `signing` checked against the `keys` section.
+// A `file://` resource needs no service: the bundle is read from that local
+// file or directory. The deprecated single `bundle: {name, service, prefix,
+// polling}` key is mapped onto one source (resource `<prefix>/<name>`, prefix
+// default `bundles`) and, as in OPA, wins over `bundles` when both are set.
+import { posix } from 'node:path';
 import { DEFAULT_SIZE_LIMIT_BYTES, type KeyConfig, type VerificationConfig } from '../../runtime/index.js';
 import type { ServiceConfig } from './services.js';
 
@@ -23,8 +28,11 @@ export interface PollingConfig {
 
 export interface BundleSourceConfig {
   name: string;
+  /** The service to download from; '' for `file://` resources. */
   service: string;
   resource: string;
+  /** Set for a `file://` resource: the local file or directory to read instead of downloading. */
+  file?: string;
   persist: boolean;
   polling: PollingConfig;
   sizeLimitBytes: number;
@@ -63,13 +71,15 @@ export function parseBundlesConfig(raw: unknown, services: Map<string, ServiceCo
     if (value === null || typeof value !== 'object') throw new PluginConfigError(`${where}: must be an object`);
     const b = value as Record<string, unknown>;
     let service = typeof b.service === 'string' ? b.service : '';
-    if (service === '') {
-      if (firstService === undefined) throw new PluginConfigError(`${where}: service name required (no services configured)`);
-      service = firstService;
-    } else if (!services.has(service)) throw new PluginConfigError(`invalid service name "${service}" in bundle "${name}"`);
-    const trigger = b.trigger ?? 'periodic';
-    if (trigger !== 'periodic' && trigger !== 'manual') throw new PluginConfigError(`${where}: invalid trigger mode "${String(trigger)}" (want "periodic" or "manual")`);
     const resource = typeof b.resource === 'string' && b.resource !== '' ? b.resource : `bundles/${name}`;
+    // As OPA: a `file://` resource is only checked to be a URL; its service is neither defaulted nor checked.
+    if (resource.startsWith('file://')) {
+      try {
+        new URL(resource);
+      } catch (e) {
+        throw new PluginConfigError(`invalid URL for bundle "${name}": ${(e as Error).message}`);
+      }
+    } else service = resolveService(service, firstService, services, name);
     const cfg: BundleSourceConfig = {
       name,
       service,
@@ -77,8 +87,10 @@ export function parseBundlesConfig(raw: unknown, services: Map<string, ServiceCo
       persist: b.persist === true,
       polling: parsePolling(b.polling, where),
       sizeLimitBytes: num(b.size_limit_bytes, `${where}: size_limit_bytes`) ?? DEFAULT_SIZE_LIMIT_BYTES,
-      trigger,
+      trigger: parseTrigger(b.trigger, where),
     };
+    const file = filePath(resource);
+    if (file !== undefined) cfg.file = file;
     if (b.signing !== undefined && b.signing !== null) {
       const s = b.signing as Record<string, unknown>;
       const keyid = typeof s.keyid === 'string' ? s.keyid : '';
@@ -93,4 +105,69 @@ export function parseBundlesConfig(raw: unknown, services: Map<string, ServiceCo
     out.push(cfg);
   }
   return out;
+}
+
+function resolveService(service: string, firstService: string | undefined, services: Map<string, ServiceConfig>, name: string): string {
+  if (service === '') {
+    if (firstService === undefined) throw new PluginConfigError(`invalid configuration for bundle "${name}": service name required (no services configured)`);
+    return firstService;
+  }
+  if (!services.has(service)) throw new PluginConfigError(`invalid service name "${service}" in bundle "${name}"`);
+  return service;
+}
+
+function parseTrigger(raw: unknown, where: string): 'periodic' | 'manual' {
+  const trigger = raw ?? 'periodic';
+  if (trigger !== 'periodic' && trigger !== 'manual') throw new PluginConfigError(`${where}: invalid trigger mode "${String(trigger)}" (want "periodic" or "manual")`);
+  return trigger;
+}
+
+/** The local path of a resource whose URL scheme is `file` (OPA's url.Parse(...).Path), else undefined. */
+export function filePath(resource: string): string | undefined {
+  if (!/^file:/i.test(resource)) return undefined;
+  try {
+    const u = new URL(resource);
+    return u.protocol === 'file:' ? decodeURIComponent(u.pathname) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The deprecated single `bundle` key, mapped as OPA's bundle.ParseConfig does:
+ * `name` required, `prefix` defaulting to `bundles`, resource `<prefix>/<name>`
+ * (leading slash trimmed), the service defaulted/checked, no signing, no
+ * persistence, the default size limit. Undefined when the key is absent.
+ */
+export function parseLegacyBundleConfig(raw: unknown, services: Map<string, ServiceConfig>): BundleSourceConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new PluginConfigError('bundle: must be an object');
+  const b = raw as Record<string, unknown>;
+  const name = typeof b.name === 'string' ? b.name : '';
+  if (name === '') throw new PluginConfigError(`invalid bundle name "${name}"`);
+  const where = `invalid configuration for bundle "${name}"`;
+  const prefix = typeof b.prefix === 'string' ? b.prefix : 'bundles';
+  let service = typeof b.service === 'string' ? b.service : '';
+  if (service === '' && services.size > 0) service = services.keys().next().value as string;
+  else if (!services.has(service)) throw new PluginConfigError(`${where}: service name "${service}" not found`);
+  const resource = posix.join(prefix, name).replace(/^\/+/, '');
+  const cfg: BundleSourceConfig = {
+    name,
+    service,
+    resource,
+    persist: false,
+    polling: parsePolling(b.polling, where),
+    sizeLimitBytes: DEFAULT_SIZE_LIMIT_BYTES,
+    trigger: parseTrigger(b.trigger, where),
+  };
+  const file = filePath(resource);
+  if (file !== undefined) cfg.file = file;
+  return cfg;
+}
+
+/** All bundle sources: the legacy `bundle` key when set (then `bundles` is ignored, as in OPA), else `bundles`. */
+export function parseBundleSources(config: Record<string, unknown>, services: Map<string, ServiceConfig>, keys: Record<string, KeyConfig>): { sources: BundleSourceConfig[]; legacy: boolean } {
+  const legacy = parseLegacyBundleConfig(config.bundle, services);
+  if (legacy) return { sources: [legacy], legacy: true };
+  return { sources: parseBundlesConfig(config.bundles, services, keys), legacy: false };
 }

@@ -7,9 +7,12 @@
 // uniform in [min,max] after success, immediate re-poll while the server
 // long-polls, OPA's exponential backoff after errors. Delta bundles are applied
 // to the last snapshot here, so the host only ever activates full bundles.
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+// A `file://` source (OPA's fileLoader) reads its file or directory once at
+// start and again on every trigger — no polling, no ETag, no size in the
+// status — and goes through the same activation and status path.
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync, existsSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { applyBundlePatch, readBundle, type Bundle, type BundleModule } from '../../runtime/index.js';
+import { applyBundlePatch, readBundle, readBundleDir, type Bundle, type BundleModule } from '../../runtime/index.js';
 import type { BundleStatus, PluginHost } from './contract.js';
 import type { BundleSourceConfig } from './bundle-config.js';
 import { HTTPStatusError, type ServiceClient } from './services.js';
@@ -59,7 +62,8 @@ export class BundleDownloader {
 
   constructor(
     readonly config: BundleSourceConfig,
-    private readonly client: ServiceClient,
+    /** Undefined only for `file://` sources. */
+    private readonly client: ServiceClient | undefined,
     private readonly host: PluginHost,
     private readonly opts: DownloaderOptions = {},
   ) {
@@ -105,9 +109,14 @@ export class BundleDownloader {
     }
   }
 
-  /** Start periodic polling (no-op for manual triggers). */
+  /** Start periodic polling (no-op for manual triggers); a `file://` source is read once, whatever the trigger. */
   start(): void {
-    if (this.config.trigger !== 'periodic' || this.loop) return;
+    if (this.loop) return;
+    if (this.config.file !== undefined) {
+      this.loop = this.oneShot().then(() => undefined);
+      return;
+    }
+    if (this.config.trigger !== 'periodic') return;
     this.loop = this.run();
   }
 
@@ -148,7 +157,35 @@ export class BundleDownloader {
     };
   }
 
-  private async oneShot(): Promise<Error | undefined> {
+  private oneShot(): Promise<Error | undefined> {
+    return this.config.file !== undefined ? this.fileShot(this.config.file) : this.httpShot(this.client!);
+  }
+
+  /** OPA's fileLoader.oneShot + the plugin's process(): stat, read (file or directory), activate. */
+  private async fileShot(path: string): Promise<Error | undefined> {
+    this.times.request = new Date();
+    let bundle: Bundle;
+    try {
+      const opts = { ...this.readOptions(), persist: false };
+      bundle = statOrThrow(path).isDirectory() ? await readBundleDir(path, opts) : await readBundle(readFileSync(path), opts);
+    } catch (e) {
+      return this.fail(e, {});
+    }
+    this.times.success = this.times.request;
+    this.times.download = this.times.request;
+    const loadStart = process.hrtime.bigint();
+    try {
+      await this.activate(bundle);
+    } catch (e) {
+      this.log.error({ name: this.config.name, plugin: 'bundle', err: messageOf(e) }, 'Bundle activation failed.');
+      return this.fail(e, { timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, bundle);
+    }
+    this.log.info({ name: this.config.name, plugin: 'bundle' }, 'Bundle loaded and activated successfully.');
+    this.publish({ metrics: { timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, type: bundle.type ?? 'snapshot' }, true);
+    return undefined;
+  }
+
+  private async httpShot(client: ServiceClient): Promise<Error | undefined> {
     const started = process.hrtime.bigint();
     this.times.request = new Date();
     const headers: Record<string, string> = {};
@@ -158,10 +195,10 @@ export class BundleDownloader {
     headers.prefer = longPolling ? `modes=snapshot,delta;wait=${wait}` : 'modes=snapshot,delta';
     let res;
     try {
-      res = await this.client.request('GET', this.config.resource, {
+      res = await client.request('GET', this.config.resource, {
         headers,
         signal: this.abort.signal,
-        ...(longPolling ? { headersTimeoutMs: (wait + (this.client.config.response_header_timeout_seconds ?? 10)) * 1000 } : {}),
+        ...(longPolling ? { headersTimeoutMs: (wait + (client.config.response_header_timeout_seconds ?? 10)) * 1000 } : {}),
       });
     } catch (e) {
       if (this.stopped) return undefined;
@@ -257,5 +294,17 @@ export class BundleDownloader {
     } catch (e) {
       this.log.error({ name: this.config.name, plugin: 'bundle', err: messageOf(e) }, 'Persisting bundle to disk failed.');
     }
+  }
+}
+
+const GO_ERRNO: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', ENOTDIR: 'not a directory', ELOOP: 'too many levels of symbolic links' };
+
+/** fs.statSync with Go's os.Stat error text (`stat <path>: no such file or directory`). */
+function statOrThrow(path: string): Stats {
+  try {
+    return statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    throw new Error(`stat ${path}: ${GO_ERRNO[code] ?? messageOf(e)}`);
   }
 }

@@ -4,10 +4,13 @@
 // throws PluginConfigError/ServiceConfigError before anything starts), loads
 // persisted bundles, then starts the pollers. Bundle and plugin status flow
 // through a wrapped host so the status plugin sees every change the host does.
+// The deprecated single `bundle` key is accepted (it wins over `bundles`, with
+// OPA's deprecation warning); `file://` bundle sources need no service client.
 import { join } from 'node:path';
+import type { Registry } from 'prom-client';
 import { checkAlgorithm, type KeyConfig } from '../../runtime/index.js';
 import type { BundleStatus, DecisionEvent, PluginHost, PluginState } from './contract.js';
-import { PluginConfigError, parseBundlesConfig } from './bundle-config.js';
+import { PluginConfigError, parseBundleSources } from './bundle-config.js';
 import { BundleDownloader, type DownloaderOptions } from './bundle.js';
 import { DecisionLogger, parseDecisionLogsConfig } from './decision-logs.js';
 import { ServiceClient, parseServices, type ServiceConfig } from './services.js';
@@ -31,8 +34,14 @@ export interface PluginOptions {
   packageOf?: DownloaderOptions['packageOf'];
   /** Overrides `persistence_directory` (default `$PWD/.opa`). */
   persistenceDirectory?: string;
-  /** Metrics for the status document's `metrics.prometheus`. */
+  /** Extra (inner) metrics merged into the status document's `metrics.prometheus`. */
   metrics?: () => Record<string, unknown>;
+  /**
+   * The engine's Prometheus registry: gathered into the status document's
+   * `metrics.prometheus`, and where `status.prometheus: true` registers OPA's
+   * status collectors (so /metrics shows them).
+   */
+  prometheus?: Registry;
   random?: () => number;
 }
 
@@ -43,8 +52,10 @@ export interface RunningPlugins {
   logDecision(event: DecisionEvent): Promise<void>;
   /** True when decision logging is configured (the server then returns decision_id). */
   readonly decisionLogsEnabled: boolean;
-  /** The current status document (as the status plugin would send it). */
-  status(): StatusDocument;
+  /** The current status document (as the status plugin would send it; gathers the registry). */
+  status(): Promise<StatusDocument>;
+  /** True when the deprecated single `bundle` key configured the bundle plugin. */
+  readonly legacyBundle: boolean;
   /** Run one download of every bundle now (for `trigger: manual`). */
   triggerBundles(): Promise<void>;
   /** Upload buffered decision logs now. */
@@ -74,7 +85,8 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
   const logger = opts.logger ?? silentLogger;
   const services = parseServices(config.services);
   const keys = parseKeys(config.keys);
-  const bundleConfigs = parseBundlesConfig(config.bundles, services, keys);
+  const { sources: bundleConfigs, legacy } = parseBundleSources(config, services, keys);
+  if (legacy) logger.warn({}, "Deprecated 'bundle' configuration specified. Use 'bundles' instead. See https://www.openpolicyagent.org/docs/latest/configuration/#bundles");
   const logsConfig = parseDecisionLogsConfig(config.decision_logs, services);
   const statusConfig = parseStatusConfig(config.status, services);
 
@@ -89,7 +101,10 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
     return c;
   };
 
-  const reporter = new StatusReporter(statusConfig ?? { resource: '/status', console: false }, client(statusConfig?.service), () => host.labels(), logger, opts.metrics);
+  const reporter = new StatusReporter(statusConfig ?? { resource: '/status', console: false }, client(statusConfig?.service), () => host.labels(), logger, {
+    ...(opts.prometheus ? { registry: opts.prometheus } : {}),
+    ...(opts.metrics ? { inner: opts.metrics } : {}),
+  });
   const wrapped: PluginHost = {
     activateBundle: (name, bundle) => host.activateBundle(name, bundle),
     setBundleStatus: (s: BundleStatus) => {
@@ -118,7 +133,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
     for (const cfg of bundleConfigs) {
       downloaders.set(
         cfg.name,
-        new BundleDownloader(cfg, client(cfg.service)!, wrapped, {
+        new BundleDownloader(cfg, cfg.file !== undefined ? undefined : client(cfg.service), wrapped, {
           logger,
           persistenceDirectory,
           defaultRegoVersion: opts.v0Compatible ? 0 : 1,
@@ -143,6 +158,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
 
   return {
     decisionLogsEnabled: logs !== undefined,
+    legacyBundle: legacy,
     downloaders,
     logDecision: (event) => (logs ? logs.log(event) : Promise.resolve()),
     status: () => reporter.document(),

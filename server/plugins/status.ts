@@ -4,16 +4,33 @@
 // change: printed (`console: true`) and/or `POST <service>/status`
 // (`/status/<partition_name>`) as JSON. Changes are coalesced: one sender loop
 // always sends the newest document, backing off after failures.
+// `metrics.prometheus` holds the engine registry's metric families (plus the
+// optional inner metrics); `prometheus: true` also registers OPA's status
+// collectors on that registry and updates them on every report (status-metrics.ts).
+import type { Registry } from 'prom-client';
 import type { BundleStatus, PluginState } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
 import type { DecisionLogsStatus } from './decision-logs.js';
 import { HTTPStatusError, type ServiceClient, type ServiceConfig } from './services.js';
+import { StatusCollectors, gatherFamilies } from './status-metrics.js';
 import { backoffMs, messageOf, silentLogger, sleep, type PluginLogger } from './util.js';
 
 export interface StatusConfig {
   service?: string;
   resource: string;
   console: boolean;
+  /** `prometheus: true`: register and update OPA's status collectors. */
+  prometheus?: boolean;
+  /** `prometheus_config.collectors.bundle_loading_duration_ns.buckets`. */
+  bundleLoadBuckets?: number[];
+}
+
+/** Where the status document's `metrics.prometheus` comes from. */
+export interface StatusMetricsSource {
+  /** The engine's Prometheus registry (gathered into metric families). */
+  registry?: Registry;
+  /** Extra metrics merged in (OPA's inner metrics, e.g. `counter_*`). */
+  inner?: () => Record<string, unknown>;
 }
 
 export interface StatusDocument {
@@ -30,12 +47,21 @@ export function parseStatusConfig(raw: unknown, services: Map<string, ServiceCon
   if (typeof raw !== 'object') throw new PluginConfigError('invalid status config: must be an object');
   const c = raw as Record<string, unknown>;
   const consoleOn = c.console === true;
+  const prometheus = c.prometheus === true;
   let service = typeof c.service === 'string' && c.service !== '' ? c.service : undefined;
   if (service !== undefined && !services.has(service)) throw new PluginConfigError(`invalid service name "${service}" in status`);
-  if (service === undefined && !consoleOn) service = services.keys().next().value as string | undefined;
-  if (service === undefined && !consoleOn) throw new PluginConfigError('invalid status config: a service or console reporting is required');
+  // As OPA: default to the first service only when neither console nor prometheus reporting is on.
+  if (service === undefined && !consoleOn && !prometheus) service = services.keys().next().value as string | undefined;
+  if (service === undefined && !consoleOn && !prometheus) throw new PluginConfigError('invalid status config: a service or console reporting is required');
   const resource = typeof c.partition_name === 'string' && c.partition_name !== '' ? `/status/${c.partition_name}` : '/status';
-  return { ...(service !== undefined ? { service } : {}), resource, console: consoleOn };
+  const cfg: StatusConfig = { ...(service !== undefined ? { service } : {}), resource, console: consoleOn, prometheus };
+  const pc = c.prometheus_config as { collectors?: { bundle_loading_duration_ns?: { buckets?: unknown } } } | undefined;
+  const buckets = pc?.collectors?.bundle_loading_duration_ns?.buckets;
+  if (buckets !== undefined && buckets !== null) {
+    if (!Array.isArray(buckets) || !buckets.every((b) => typeof b === 'number')) throw new PluginConfigError('invalid status config: prometheus_config.collectors.bundle_loading_duration_ns.buckets must be an array of numbers');
+    cfg.bundleLoadBuckets = buckets as number[];
+  }
+  return cfg;
 }
 
 export class StatusReporter {
@@ -47,6 +73,7 @@ export class StatusReporter {
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private retry = 0;
+  private collectors: StatusCollectors | undefined;
   /** Documents successfully sent (for tests and metrics). */
   sent = 0;
 
@@ -55,10 +82,14 @@ export class StatusReporter {
     private readonly client: ServiceClient | undefined,
     private readonly labels: () => Record<string, string>,
     private readonly logger: PluginLogger = silentLogger,
-    private readonly metrics: () => Record<string, unknown> = () => ({}),
+    private readonly metrics: StatusMetricsSource = {},
   ) {}
 
   start(): void {
+    if (this.config.prometheus && this.metrics.registry && !this.collectors) {
+      this.collectors = new StatusCollectors(this.metrics.registry, this.labels().version ?? '', this.config.bundleLoadBuckets);
+      this.collectors.register(this.logger);
+    }
     if (!this.loop) this.loop = this.run();
   }
 
@@ -79,11 +110,14 @@ export class StatusReporter {
     this.changed();
   }
 
-  document(): StatusDocument {
+  /** The status document now (OPA's snapshot: the registry is gathered at this point). */
+  async document(): Promise<StatusDocument> {
     const doc: StatusDocument = { labels: this.labels() };
     if (this.bundles.size > 0) doc.bundles = Object.fromEntries([...this.bundles].sort(([a], [b]) => (a < b ? -1 : 1)));
     if (this.decisionLogs && Object.keys(this.decisionLogs).length > 0) doc.decision_logs = this.decisionLogs;
-    doc.metrics = { prometheus: this.metrics() };
+    const families = this.metrics.registry ? await gatherFamilies(this.metrics.registry) : {};
+    const all: Record<string, unknown> = { ...(this.metrics.inner?.() ?? {}), ...families };
+    doc.metrics = { prometheus: Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : 1))) };
     if (this.plugins.size > 0) doc.plugins = Object.fromEntries([...this.plugins].sort(([a], [b]) => (a < b ? -1 : 1)));
     return doc;
   }
@@ -103,7 +137,7 @@ export class StatusReporter {
         if (signal.aborted) return;
       }
       this.dirty = false;
-      const ok = await this.send(this.document(), signal);
+      const ok = await this.send(await this.document(), signal);
       if (ok) this.retry = 0;
       else {
         this.dirty = true;
@@ -116,6 +150,8 @@ export class StatusReporter {
   /** Report one document now; true when delivered (or nothing to deliver to). */
   async send(doc: StatusDocument, signal?: AbortSignal): Promise<boolean> {
     if (this.config.console) this.logger.info(doc, 'Status Log');
+    // As OPA: the collectors are updated after the snapshot, from the document being reported.
+    this.collectors?.update(doc.plugins, doc.bundles);
     if (!this.client) return true;
     try {
       const res = await this.client.request('POST', this.config.resource, {
@@ -136,5 +172,7 @@ export class StatusReporter {
     this.abort.abort();
     this.wake?.();
     await this.loop;
+    this.collectors?.unregister();
+    this.collectors = undefined;
   }
 }

@@ -73,13 +73,13 @@ describe('decision logs', () => {
     const p = await start({ services: { s: { url: server.url } }, decision_logs: { reporting: { min_delay_seconds: 3600, max_delay_seconds: 7200 }, partition_name: 'p1' } });
     for (let i = 0; i < 5; i++) await p.logDecision(event(i));
     expect(await p.flushDecisionLogs()).toBe(false);
-    expect(p.status().decision_logs).toMatchObject({ code: 'decision_logs_error', http_code: 500 });
+    expect((await p.status()).decision_logs).toMatchObject({ code: 'decision_logs_error', http_code: 500 });
     failing = false;
     await p.logDecision(event(5));
     expect(await p.flushDecisionLogs()).toBe(true);
     expect(batches.flat().map((e) => (e as { decision_id: string }).decision_id)).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5']);
     expect(server.requests[server.requests.length - 1]!.url).toBe('/logs/p1');
-    expect(p.status().decision_logs).toBeUndefined();
+    expect((await p.status()).decision_logs).toBeUndefined();
   });
 
   it('uploads periodically, masks and drops by policy, and bounds the buffer', async () => {

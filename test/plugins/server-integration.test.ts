@@ -65,11 +65,11 @@ describe('plugins with the engine server', () => {
     expect((await app.inject({ method: 'GET', url: '/health?bundles' })).statusCode).toBe(200);
 
     current = { body: Buffer.from('garbage'), etag: '"2"' };
-    await waitFor(() => plugins.status().bundles?.authz?.code === 'bundle_error', 5000, 'error status');
+    await waitFor(() => plugins.downloaders.get('authz')!.status().code === 'bundle_error', 5000, 'error status');
     expect(await allow('alice')).toBe(true);
 
     current = { body: await writeBundle(bundle('three', 'bob')), etag: '"3"' };
-    await waitFor(() => plugins.status().bundles?.authz?.active_revision === 'three', 5000, 'revision three');
+    await waitFor(() => plugins.downloaders.get('authz')!.status().active_revision === 'three', 5000, 'revision three');
     expect(await allow('bob')).toBe(true);
 
     expect(await plugins.flushDecisionLogs()).toBe(true);
