@@ -99,7 +99,9 @@ export function logDecision(ctx: ServerContext, req: FastifyRequest, d: Decision
   if (active.length > 0) event.bundles = bundleRevisions(active);
   if (d.metrics) event.metrics = d.metrics;
   if (d.error !== undefined) event.error = d.error;
-  void Promise.resolve(ctx.plugins.logDecision(event)).catch(() => undefined);
+  // The plugin never rejects (it logs its own failures); a host-provided one might.
+  const logged = ctx.plugins.logDecision(event);
+  if (logged) logged.catch(() => undefined);
 }
 
 /** `{<name>: {revision}}` of the active bundles (decision logs and provenance). */

@@ -49,9 +49,14 @@ function withOutcome<T>(pending: EvalOutcome | Promise<EvalOutcome>, fn: (outcom
   return pending instanceof Promise ? pending.then(fn) : fn(pending);
 }
 
-/** The response body when only `result` (or nothing) is asked for: the common case, built directly. */
-function plainResultBody(resultText: string | undefined): string {
-  return resultText === undefined ? '{}\n' : '{"result":' + escapeHTML(resultText) + '}\n';
+/**
+ * The response body when only `result` (and `decision_id`, with decision logging)
+ * is asked for: the common case, built directly in OPA's field order.
+ */
+function plainResultBody(resultText: string | undefined, decisionId: string | undefined): string {
+  const id = decisionId === undefined ? '' : '"decision_id":' + JSON.stringify(decisionId);
+  if (resultText === undefined) return '{' + id + '}\n';
+  return '{"result":' + escapeHTML(resultText) + (id ? ',' + id : '') + '}\n';
 }
 
 // Not async: with in-process evaluation the whole request is answered synchronously.
@@ -75,8 +80,8 @@ function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, 
     }
     logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
     const defined = outcome.resultText !== undefined;
-    if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning && decisionId === undefined) {
-      return sendJSON(req, reply, 200, plainResultBody(outcome.resultText));
+    if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning) {
+      return sendJSON(req, reply, 200, plainResultBody(outcome.resultText, decisionId));
     }
     const body = {
       provenance: provenanceWanted ? provenance(ctx) : undefined,

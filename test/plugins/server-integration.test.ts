@@ -77,5 +77,15 @@ describe('plugins with the engine server', () => {
     expect(paths.length).toBeGreaterThanOrEqual(4);
     expect(paths.every((p) => p === 'app/allow' || p === '/app/allow')).toBe(true);
     expect((logs[0] as { bundles?: unknown }).bundles).toEqual({ authz: { revision: 'one' } });
+
+    // The reply carries the decision id of the logged event, fields in OPA's order.
+    const r = await app.inject({ method: 'POST', url: '/v1/data/app/allow', payload: { input: { user: 'bob' } } });
+    expect(r.body).toMatch(/^\{"result":true,"decision_id":"[0-9a-f-]{36}"\}\n$/);
+    const undefinedDoc = await app.inject({ method: 'POST', url: '/v1/data/app/nothing', payload: { input: {} } });
+    expect(undefinedDoc.body).toMatch(/^\{"decision_id":"[0-9a-f-]{36}"\}\n$/);
+    expect(await plugins.flushDecisionLogs()).toBe(true);
+    const ids = logs.map((e) => (e as { decision_id: string }).decision_id);
+    expect(ids).toContain((JSON.parse(r.body) as { decision_id: string }).decision_id);
+    expect(ids).toContain((JSON.parse(undefinedDoc.body) as { decision_id: string }).decision_id);
   });
 });
