@@ -171,18 +171,29 @@ export class BundleDownloader {
     } catch (e) {
       return this.fail(e, {});
     }
+    const loaded = await this.activateRead(bundle, {});
+    if (loaded instanceof Error) return loaded;
+    this.log.info({ name: this.config.name, plugin: 'bundle' }, 'Bundle loaded and activated successfully.');
+    this.publish({ metrics: loaded, type: bundle.type ?? 'snapshot' }, true);
+    return undefined;
+  }
+
+  /**
+   * Activate a bundle that was read (file or download): on success the metrics
+   * with the load time; on failure the recorded error (the old bundle stays).
+   */
+  private async activateRead(bundle: Bundle, metrics: Record<string, number>): Promise<Record<string, number> | Error> {
     this.times.success = this.times.request;
     this.times.download = this.times.request;
     const loadStart = process.hrtime.bigint();
+    const withLoadTime = (): Record<string, number> => ({ ...metrics, timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) });
     try {
       await this.activate(bundle);
     } catch (e) {
       this.log.error({ name: this.config.name, plugin: 'bundle', err: messageOf(e) }, 'Bundle activation failed.');
-      return this.fail(e, { timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, bundle);
+      return this.fail(e, withLoadTime(), bundle);
     }
-    this.log.info({ name: this.config.name, plugin: 'bundle' }, 'Bundle loaded and activated successfully.');
-    this.publish({ metrics: { timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, type: bundle.type ?? 'snapshot' }, true);
-    return undefined;
+    return withLoadTime();
   }
 
   private async httpShot(client: ServiceClient): Promise<Error | undefined> {
@@ -226,20 +237,13 @@ export class BundleDownloader {
     } catch (e) {
       return this.fail(e, metrics);
     }
-    this.times.success = this.times.request;
-    this.times.download = this.times.request;
-    const loadStart = process.hrtime.bigint();
-    try {
-      await this.activate(bundle);
-    } catch (e) {
-      this.log.error({ name: this.config.name, plugin: 'bundle', err: messageOf(e) }, 'Bundle activation failed.');
-      return this.fail(e, { ...metrics, timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, bundle);
-    }
+    const loaded = await this.activateRead(bundle, metrics);
+    if (loaded instanceof Error) return loaded;
     this.etag = etag;
     this.activatedEtag = etag;
     if (this.config.persist && bundle.type !== 'delta') this.persist(res.body);
     this.log.info({ name: this.config.name, plugin: 'bundle', etag }, 'Bundle loaded and activated successfully.');
-    this.publish({ metrics: { ...metrics, timer_rego_load_bundles_ns: Number(process.hrtime.bigint() - loadStart) }, size: res.body.length, type: bundle.type ?? 'snapshot' }, true);
+    this.publish({ metrics: loaded, size: res.body.length, type: bundle.type ?? 'snapshot' }, true);
     return undefined;
   }
 
