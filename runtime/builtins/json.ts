@@ -12,7 +12,7 @@ import { compareStrings } from '../value/compare.js';
 import { BigNum, formatNumber } from '../value/number.js';
 import { formatTerm } from '../value/format.js';
 import { fromJS, parseJSON, toJS } from '../value/json.js';
-import { goJSONDecode, goJSONValid, nestingDepth } from '../value/go-json.js';
+import { GO_MAX_NESTING_DEPTH, goEscapeHTML, goJSONDecode, goJSONValid, nestingDepth } from '../value/go-json.js';
 import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, OperandTypeError } from './errors.js';
@@ -21,16 +21,13 @@ import { filterValue, parsePaths, pathsToObject, removeValue } from './json-path
 import { builtins as patchBuiltins } from './json-patch.js';
 import { builtins as schemaBuiltins } from './json-schema.js';
 
-/** Go's maximum nesting depth for JSON (encoding/json scanner). */
-const GO_MAX_DEPTH = 10000;
-
 /**
  * The common case of json.unmarshal, without the Go scanner's extra pass: a text
  * JSON.parse accepts whole is one value Go accepts too (same grammar and white
  * space), unless it nests deeper than Go allows. Undefined: take the exact path.
  */
 function wholeJSONValue(s: string): Value | undefined {
-  if (s.length > GO_MAX_DEPTH && nestingDepth(s, GO_MAX_DEPTH) > GO_MAX_DEPTH) return undefined;
+  if (s.length > GO_MAX_NESTING_DEPTH && nestingDepth(s, GO_MAX_NESTING_DEPTH) > GO_MAX_NESTING_DEPTH) return undefined;
   try {
     return parseJSON(s);
   } catch {
@@ -38,17 +35,9 @@ function wholeJSONValue(s: string): Value | undefined {
   }
 }
 
-const HTML_ESCAPES: Record<string, string> = {
-  '<': '\\u003c',
-  '>': '\\u003e',
-  '&': '\\u0026',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
-
 /** A JSON string literal as Go's encoding/json writes it (HTML characters escaped). */
 export function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => HTML_ESCAPES[c]!);
+  return goEscapeHTML(JSON.stringify(s));
 }
 
 /** JSON text of an object key: strings as is, other keys as their compact JSON. */

@@ -1,7 +1,7 @@
 // JSON helpers that mimic Go's encoding/json where JWT builtins expose it:
 // json.Unmarshal with its syntax error messages (the scanner port in
 // value/go-json.ts) and json.Marshal's output (sorted keys, HTML-safe escaping).
-import { goJSONCheckValid, parseJSON, toJSONText, type Value } from '../value/index.js';
+import { goEscapeHTML, goJSONCheckValid, parseJSON, toJSONText, type Value } from '../value/index.js';
 
 /** json.Unmarshal into a Rego value, with Go's error messages. */
 export function goJSONParse(text: string): Value {
@@ -12,10 +12,5 @@ export function goJSONParse(text: string): Value {
 
 /** json.Marshal of a Rego value: canonical JSON with Go's HTML-safe escapes. */
 export function goJSONMarshal(v: Value): string {
-  return toJSONText(v)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  return goEscapeHTML(toJSONText(v));
 }

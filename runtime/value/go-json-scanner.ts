@@ -26,7 +26,7 @@ const PARSE_OBJECT_VALUE = 1;
 const PARSE_ARRAY_VALUE = 2;
 
 /** scanner.go maxNestingDepth: deeper nesting is a syntax error. */
-const MAX_NESTING_DEPTH = 10000;
+export const MAX_NESTING_DEPTH = 10000;
 
 const SPACE = 0x20;
 export const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;

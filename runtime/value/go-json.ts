@@ -11,7 +11,10 @@
 // the first byte of "é"). Invalid UTF-8 in a request body was already replaced by
 // U+FFFD (EF BF BD) when the bytes became text, so such a body quotes 'ï' where Go
 // would quote the original byte.
-import { checkValid, isSpace, quoteChar, readValue } from './go-json-scanner.js';
+import { MAX_NESTING_DEPTH, checkValid, isSpace, quoteChar, readValue } from './go-json-scanner.js';
+
+/** Go's maximum JSON nesting depth (encoding/json scanner.go maxNestingDepth). */
+export const GO_MAX_NESTING_DEPTH = MAX_NESTING_DEPTH;
 
 /** `decode`: one json.Decoder.Decode (request bodies). `unmarshal`: OPA's util.UnmarshalJSON. */
 export type GoJSONMode = 'decode' | 'unmarshal';
@@ -97,4 +100,17 @@ export function nestingDepth(text: string, stopAt = Infinity): number {
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
   return max;
+}
+
+const HTML = /[<>&\u2028\u2029]/g;
+const HAS_HTML = /[<>&\u2028\u2029]/;
+const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * Go's json.Marshal HTML-safe escaping (<, >, &, U+2028, U+2029 as \u escapes),
+ * applied to JSON text; safe on whole documents, as those characters only occur
+ * inside strings there.
+ */
+export function goEscapeHTML(jsonText: string): string {
+  return HAS_HTML.test(jsonText) ? jsonText.replace(HTML, (c) => HTML_ESCAPES[c]!) : jsonText;
 }

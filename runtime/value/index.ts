@@ -6,5 +6,5 @@ export { compare, compareStrings, equal } from './compare.js';
 export { canonicalKey } from './key.js';
 export { fromJS, toJS, toJSONText, parseJSON, type JSONValue } from './json.js';
 export { JSONSyntaxError } from './json-parse.js';
-export { goJSONCheckValid, goJSONDecode, goJSONError, goJSONValid, nestingDepth, type GoJSONMode, type GoJSONOutcome } from './go-json.js';
+export { GO_MAX_NESTING_DEPTH, goEscapeHTML, goJSONCheckValid, goJSONDecode, goJSONError, goJSONValid, nestingDepth, type GoJSONMode, type GoJSONOutcome } from './go-json.js';
 export { formatTerm, formatPlain } from './format.js';

@@ -3,13 +3,13 @@
 // webhook form whose body is the input and whose answer is the bare value.
 // Undefined is 200 without `result` on /v1 and 404 undefined_document on /v0.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RObject, goJSONError, parseJSON, type Value } from '../../runtime/index.js';
+import { RObject, goEscapeHTML, goJSONError, parseJSON, type Value } from '../../runtime/index.js';
 import { fromWireError } from '../engine/evaluate.js';
 import type { EvalOutcome } from '../engine/protocol.js';
 import { bodyText, documentMember, goTypeMismatch, parseDocument, requestDocument, type ParsedDocument } from './body.js';
 import { RequestMetrics, inputPayload, logDecision, newDecisionId, provenance, type ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
-import { RawJSON, escapeHTML, stringify } from './json.js';
+import { RawJSON, stringify } from './json.js';
 import { QueryParams, dataPath, pathSegments, refText, type DataPath } from './params.js';
 import { sendEmpty, sendJSON } from './reply.js';
 
@@ -56,7 +56,7 @@ function withOutcome<T>(pending: EvalOutcome | Promise<EvalOutcome>, fn: (outcom
 function plainResultBody(resultText: string | undefined, decisionId: string | undefined): string {
   const id = decisionId === undefined ? '' : '"decision_id":' + JSON.stringify(decisionId);
   if (resultText === undefined) return '{' + id + '}\n';
-  return '{"result":' + escapeHTML(resultText) + (id ? ',' + id : '') + '}\n';
+  return '{"result":' + goEscapeHTML(resultText) + (id ? ',' + id : '') + '}\n';
 }
 
 // Not async: with in-process evaluation the whole request is answered synchronously.

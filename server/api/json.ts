@@ -2,7 +2,7 @@
 // trailing newline (2-space indent with `pretty`), struct fields in declaration
 // order (plain objects keep their key order here), Rego values with sorted keys,
 // and the HTML characters <, > and & escaped as \u003c, \u003e and \u0026.
-import { toJSONText, type Value } from '../../runtime/index.js';
+import { goEscapeHTML, toJSONText, type Value } from '../../runtime/index.js';
 
 /** Already-rendered JSON text to splice into the output unchanged. */
 export class RawJSON {
@@ -14,14 +14,6 @@ export class ValueJSON {
   constructor(readonly value: Value) {}
 }
 
-const HTML = /[<>&\u2028\u2029]/g;
-const HAS_HTML = /[<>&\u2028\u2029]/;
-const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-
-/** Escape HTML characters as Go does; safe on whole JSON texts (they only occur in strings). */
-export function escapeHTML(text: string): string {
-  return HAS_HTML.test(text) ? text.replace(HTML, (c) => HTML_ESCAPES[c]!) : text;
-}
 
 /** Re-indent compact JSON text (used for pre-rendered values inside pretty output). */
 export function indentJSON(text: string, indent: string, cur: string): string {
@@ -31,7 +23,7 @@ export function indentJSON(text: string, indent: string, cur: string): string {
 }
 
 export function stringify(x: unknown, pretty = false): string {
-  return escapeHTML(write(x, pretty ? '  ' : '', '')) + '\n';
+  return goEscapeHTML(write(x, pretty ? '  ' : '', '')) + '\n';
 }
 
 function write(x: unknown, indent: string, cur: string): string {
