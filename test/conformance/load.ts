@@ -4,8 +4,8 @@
 // directory; that is what the report groups by and what --folder selects.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
+import { repoRoot, sharedDir } from '../shared-dir.js';
 
 /** One case as written in the YAML (the fields of OPA's cases.TestCase). */
 export interface CaseSpec {
@@ -49,13 +49,12 @@ export interface LoadResult {
   problems: LoadProblem[];
 }
 
-/** The repository root (two levels above this file). */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { repoRoot };
 
-/** Directory of OPA's suite: $REGENT_CONFORMANCE_DIR or ../shared/opa-conformance. */
+/** Directory of OPA's suite: $REGENT_CONFORMANCE_DIR, or opa-conformance in the shared folder. */
 export function suiteDir(): string {
   const env = process.env.REGENT_CONFORMANCE_DIR;
-  return env ? resolve(env) : resolve(repoRoot, '..', 'shared', 'opa-conformance');
+  return env ? resolve(env) : join(sharedDir(), 'opa-conformance');
 }
 
 /** Directory of our own cases. */

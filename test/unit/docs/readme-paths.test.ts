@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sharedDir } from '../../shared-dir.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -48,7 +49,7 @@ describe('README files name files that exist', () => {
       // describing its siblings), of the repository, or of the shared notes.
       const parent = dirname(dir);
       const local = filesUnder(parent === root ? dir : parent);
-      const shared = ['notes', 'spec'].map((d) => join(root, '..', 'shared', d));
+      const shared = ['notes', 'spec'].map((d) => join(sharedDir(), d));
       const exists = (t: string): boolean =>
         existsSync(join(dir, t)) ||
         existsSync(join(parent, t)) ||
