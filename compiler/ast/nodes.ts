@@ -95,6 +95,13 @@ export interface Expr {
    */
   notBody?: Body;
   with: With[];
+  /**
+   * `not` negates the whole expression, operands included: modules that import
+   * `future.keywords.not` or `rego.v2`. Otherwise (OPA's classic rewriting) ref and
+   * call operands are evaluated before the negation, so an undefined operand makes
+   * the expression undefined rather than true.
+   */
+  wholeNegation?: boolean;
   loc: Location;
 }
 

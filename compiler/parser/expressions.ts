@@ -152,6 +152,7 @@ export function parseLiteral(p: Parser): Expr {
     }
   }
   const withs = p.tok() === T.With ? parseWith(p) : [];
+  if (negated && p.notBodies) return { kind: 'expr', negated, body, with: withs, wholeNegation: true, loc };
   return { kind: 'expr', negated, body, with: withs, loc };
 }
 

@@ -1,10 +1,18 @@
-// Pass `resolve-refs`: make every reference to a rule or import absolute.
-// Inside `package a`, the name `p` of a rule in package a becomes `data.a.p`;
-// `import data.x.y as z` makes `z` mean `data.x.y`; `import input.u` makes `u`
-// mean `input.u`. Names declared locally (`:=`, `some`, `every`, function args)
-// shadow rule names for the whole rule.
-import type { Body, Import, Module, RefTerm, Rule, Term, VarTerm } from '../ast/nodes.js';
-import { forEachTerm, mapBody, mapTerm } from '../ast/transform.js';
+// Pass `resolve-refs`: make every reference to a rule or import absolute, as OPA's
+// ResolveRefs stage does. Inside `package a`, the name `p` of a rule in package a
+// becomes `data.a.p`; `import data.x.y as z` makes `z` mean `data.x.y`; `import
+// input.u` makes `u` mean `input.u` (an import wins over a rule of the same name).
+//
+// Local names shadow those globals, scoped as in OPA (declaredVarStack):
+//   * the rule level: function argument vars, and every var the body declares with
+//     `:=`, `some` or `some … in` (also inside `every` bodies, not inside
+//     comprehensions), for the whole rule (head and body);
+//   * each comprehension: the vars its own body declares;
+//   * each `every`: its key and value vars.
+// A local named `input` or `data` (`input := {…}`) is a plain variable from there on:
+// it is renamed to `input#local` so the planner does not read the root document.
+import type { Body, Expr, Import, Location, Module, RefTerm, Rule, Term, VarTerm } from '../ast/nodes.js';
+import { forEachTerm, mapExpr, mapTerm, type TermMapper } from '../ast/transform.js';
 import type { CompileState, Pass } from './pass.js';
 import { packagePath } from './pass.js';
 
@@ -26,6 +34,14 @@ export const resolveRefs: Pass = {
   dump: (state: CompileState) => state.modules,
 };
 
+/** The suffix that marks a local variable named after a root document. */
+export const SHADOWED_ROOT_SUFFIX = '#local';
+
+/** A variable's name as the user wrote it (`input#local` → `input`). */
+export function displayVarName(name: string): string {
+  return name.endsWith(SHADOWED_ROOT_SUFFIX) ? name.slice(0, -SHADOWED_ROOT_SUFFIX.length) : name;
+}
+
 function importTargets(imports: Import[]): Map<string, Term> {
   const out = new Map<string, Term>();
   for (const imp of imports) {
@@ -43,92 +59,143 @@ function importTargets(imports: Import[]): Map<string, Term> {
 }
 
 function resolveModule(m: Module, ruleNames: Set<string>): Module {
+  const globals: Globals = new Map();
   const pkg = packagePath(m);
-  const imports = importTargets(m.imports);
-  const rules = m.rules.map((r) => resolveRule(r, pkg, ruleNames, imports));
-  return { ...m, rules };
+  for (const name of ruleNames) globals.set(name, (loc) => dataRef(pkg, name, loc));
+  for (const [name, target] of importTargets(m.imports)) globals.set(name, (loc) => ({ ...target, loc }) as Term);
+  return { ...m, rules: m.rules.map((r) => resolveRule(r, globals)) };
 }
 
-function resolveRule(r: Rule, pkg: string[], ruleNames: Set<string>, imports: Map<string, Term>): Rule {
-  const locals = declaredLocals(r);
-  const resolve = (v: VarTerm): Term | undefined => {
-    if (locals.has(v.name) || v.wildcard) return undefined;
-    const imp = imports.get(v.name);
-    if (imp) return { ...imp, loc: v.loc } as Term;
-    if (ruleNames.has(v.name)) return dataRef(pkg, v);
-    return undefined;
-  };
-  const fn = (t: Term): Term | undefined => {
-    if (t.kind === 'var') return resolve(t);
-    if (t.kind === 'ref' && t.head.kind === 'var') {
-      const head = resolve(t.head);
-      const path = t.path.map((p) => mapTerm(p, fn));
-      if (head && head.kind === 'ref') return { ...t, head: head.head, path: [...head.path, ...path] };
-      if (head) return { ...t, head, path };
-      return { ...t, path };
-    }
-    return undefined;
-  };
-  const resolveHeadRef = (ref: Term[]): Term[] => ref.map((t, i) => (i === 0 ? t : mapTerm(t, fn)));
+/** What each global name stands for, built at the place it is used. */
+type Globals = Map<string, (loc: Location) => Term>;
+
+function resolveRule(r: Rule, globals: Globals): Rule {
+  const args = new Set<string>();
+  // Argument vars (not `input`/`data` read inside an argument, as in `f($"{input.y}")`).
+  r.head.args?.forEach((a) => forEachTerm(a, (x) => x.kind === 'var' && x.name !== 'input' && x.name !== 'data' && args.add(x.name)));
+  const scope = new Scoped(globals, [args, declaredVars(r.body)]);
   const head = r.head;
-  const out: Rule = {
+  return {
     ...r,
     head: {
       ...head,
-      ref: resolveHeadRef(head.ref),
-      args: head.args?.map((a) => mapTerm(a, fn)),
-      key: head.key && mapTerm(head.key, fn),
-      value: head.value && mapTerm(head.value, fn),
+      ref: head.ref.map((t, i) => (i === 0 ? t : scope.term(t))),
+      args: head.args?.map((a) => scope.term(a)),
+      key: head.key && scope.term(head.key),
+      value: head.value && scope.term(head.value),
     },
-    body: mapBody(r.body, fn),
-    else: r.else && resolveRule(r.else, pkg, ruleNames, imports),
+    body: scope.body(r.body),
+    else: r.else && resolveRule(r.else, globals),
   };
-  return out;
 }
 
-function dataRef(pkg: string[], v: VarTerm): RefTerm {
+/** Resolution with a stack of locally declared names. */
+class Scoped {
+  private readonly mapper: TermMapper = (t) => this.replace(t);
+  constructor(
+    private readonly globals: Globals,
+    private readonly stack: Set<string>[],
+  ) {}
+
+  private declared(name: string): boolean {
+    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i]!.has(name)) return true;
+    return false;
+  }
+
+  private within<T>(names: Set<string>, fn: () => T): T {
+    this.stack.push(names);
+    try {
+      return fn();
+    } finally {
+      this.stack.pop();
+    }
+  }
+
+  term(t: Term): Term {
+    return mapTerm(t, this.mapper);
+  }
+
+  body(b: Body): Body {
+    return b.map((e) => this.expr(e));
+  }
+
+  private expr(e: Expr): Expr {
+    const b = e.body;
+    const withs = e.with.map((w) => {
+      const target = this.term(w.target);
+      return { ...w, target: target.kind === 'ref' || target.kind === 'var' ? target : w.target, value: this.term(w.value) };
+    });
+    if (e.notBody) {
+      const notBody = e.notBody;
+      return { ...e, with: withs, notBody: this.within(declaredVars(notBody), () => this.body(notBody)) };
+    }
+    if (b.type === 'every') {
+      const locals = new Set([b.value.name, ...(b.key ? [b.key.name] : [])]);
+      return this.within(locals, () => ({ ...e, with: withs, body: { ...b, domain: this.term(b.domain), body: this.body(b.body) } }));
+    }
+    return { ...mapExpr({ ...e, with: [] }, this.mapper), with: withs };
+  }
+
+  private variable(v: VarTerm): Term | undefined {
+    if (v.wildcard) return undefined;
+    if (this.declared(v.name)) {
+      return v.name === 'input' || v.name === 'data' ? { ...v, name: v.name + SHADOWED_ROOT_SUFFIX } : undefined;
+    }
+    const g = this.globals.get(v.name);
+    return g?.(v.loc);
+  }
+
+  private replace(t: Term): Term | undefined {
+    switch (t.kind) {
+      case 'var':
+        return this.variable(t);
+      case 'ref': {
+        if (t.head.kind !== 'var') return undefined;
+        const head = this.variable(t.head);
+        const path = t.path.map((p) => this.term(p));
+        if (head && head.kind === 'ref') return { ...t, head: head.head, path: [...head.path, ...path] };
+        if (head && path.length === 0) return head;
+        return { ...t, head: head ?? t.head, path };
+      }
+      case 'arraycomp':
+      case 'setcomp':
+        return this.within(declaredVars(t.body), () => ({ ...t, head: this.term(t.head), body: this.body(t.body) }));
+      case 'objectcomp':
+        return this.within(declaredVars(t.body), () => ({ ...t, key: this.term(t.key), value: this.term(t.value), body: this.body(t.body) }));
+      default:
+        return undefined;
+    }
+  }
+}
+
+function dataRef(pkg: string[], name: string, loc: Location): RefTerm {
   return {
     kind: 'ref',
-    head: { kind: 'var', name: 'data', loc: v.loc },
-    path: [...pkg, v.name].map((s) => ({ kind: 'string' as const, value: s, loc: v.loc })),
-    loc: v.loc,
+    head: { kind: 'var', name: 'data', loc },
+    path: [...pkg, name].map((s) => ({ kind: 'string' as const, value: s, loc })),
+    loc,
   };
 }
 
-/** Vars a rule declares locally: `:=` targets, `some`, `every`, function args. */
-export function declaredLocals(r: Rule): Set<string> {
-  const out = new Set<string>();
+/**
+ * The names a body declares (OPA's declaredVars): `:=` targets, `some` vars and
+ * `some … in` key/value vars, including those inside `every` bodies and `not { }`
+ * bodies, but not inside comprehensions (they declare their own).
+ */
+export function declaredVars(body: Body, out = new Set<string>()): Set<string> {
   const addVars = (t: Term) =>
     forEachTerm(t, (x) => {
       if (x.kind === 'var') out.add(x.name);
     });
-  r.head.args?.forEach(addVars);
-  const visitBody = (b: Body) => {
-    for (const e of b) {
-      const eb = e.body;
-      if (eb.type === 'some') eb.vars.forEach(addVars);
-      else if (eb.type === 'somein') {
-        if (eb.key) addVars(eb.key);
-        addVars(eb.value);
-        visitTerm(eb.collection);
-      } else if (eb.type === 'every') {
-        if (eb.key) addVars(eb.key);
-        addVars(eb.value);
-        visitBody(eb.body);
-      } else {
-        const t = eb.term;
-        if (t.kind === 'call' && t.op.kind === 'var' && t.op.name === 'assign' && t.args[0]) {
-          addVars(t.args[0]);
-          t.args.slice(1).forEach(visitTerm);
-        } else visitTerm(t);
-      }
-    }
-  };
-  const visitTerm = (t: Term) =>
-    forEachTerm(t, (x) => {
-      if (x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp') visitBody(x.body);
-    });
-  visitBody(r.body);
-  if (r.else) for (const n of declaredLocals(r.else)) out.add(n);
+  for (const e of body) {
+    const b = e.body;
+    if (b.type === 'some') b.vars.forEach((v) => out.add(v.name));
+    else if (b.type === 'somein') {
+      if (b.key) addVars(b.key);
+      addVars(b.value);
+    } else if (b.type === 'every') declaredVars(b.body, out);
+    else if (b.term.kind === 'call' && b.term.op.kind === 'var' && b.term.op.name === 'assign' && b.term.args[0]) addVars(b.term.args[0]);
+    if (e.notBody) declaredVars(e.notBody, out);
+  }
   return out;
 }

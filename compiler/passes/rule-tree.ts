@@ -76,7 +76,8 @@ function classify(rule: Rule, pkg: string[]): { path: string[]; keys: Term[]; ki
     else break;
   }
   const keys = ref.slice(i);
-  if (rule.head.args) return { path, keys, kind: 'function', leafSet: false };
+  // `f() := v` has no parameters: OPA makes it a plain complete rule.
+  if (rule.head.args && rule.head.args.length > 0) return { path, keys, kind: 'function', leafSet: false };
   if (keys.length === 0) return { path, keys, kind: rule.head.contains ? 'set' : 'complete', leafSet: false };
   return { path, keys, kind: 'object', leafSet: rule.head.contains };
 }

@@ -5,14 +5,23 @@ import type { Body, Expr, Term, VarTerm } from '../ast/nodes.js';
 import type { Block, Stmt, WithMod } from '../ir/ir.js';
 import { RegoError } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
-import { Analyzer, isAssign, isEq, namesIn } from './analyze.js';
+import { Analyzer, exprTerms, isAssign, isEq, namesIn } from './analyze.js';
 import type { Scope } from './scope.js';
 import { directVars } from './scope.js';
 import type { PlanContext } from './context.js';
 import { TermPlanner } from './terms.js';
+import { hoistNegatedOperands } from './negation.js';
+import { displayVarName } from '../passes/resolve-refs.js';
 
 export class BodyPlanner {
-  constructor(readonly ctx: PlanContext) {}
+  /**
+   * `query`: planning an ad-hoc query. OPA's module compiler rewrites `==` to `=`
+   * (RewriteEquals) before binding negated operands; its query compiler does not.
+   */
+  constructor(
+    readonly ctx: PlanContext,
+    readonly query = false,
+  ) {}
 
   /** Plan a body in `scope`; `bound` holds slots bound on entry and grows. */
   planBody(body: Body, scope: Scope, bound: Set<number>, capture?: (i: number, e: Expr, out: Block) => void): Block {
@@ -70,7 +79,7 @@ export class BodyPlanner {
         const name = analyzer.scope.layout.names[s]!;
         if (seen.has(name)) continue;
         seen.add(name);
-        const display = name.startsWith('$') ? '_' : name;
+        const display = name.startsWith('$') ? '_' : displayVarName(name);
         throw new RegoError('rego_unsafe_var_error', `var ${display} is unsafe`, e.loc);
       }
     }
@@ -97,8 +106,9 @@ export class BodyPlanner {
     }
     if (e.negated) {
       const inner: Block = [];
+      const negated = e.wholeNegation ? e : hoistNegatedOperands(e, new TermPlanner(this, scope, bound), out, !this.query);
       const innerBound = new Set(bound);
-      this.planPositive(e, scope, innerBound, inner);
+      this.planPositive(negated, scope, innerBound, inner);
       out.push({ k: 'not', body: inner });
       return;
     }
@@ -228,6 +238,8 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
       if (!v.wildcard) scope.declaredAt.set(v.name, index);
     }
   };
+  const usedHere = new Set<string>();
+  for (const e of body) if (e.body.type !== 'some') for (const t of exprTerms(e)) for (const v of directVars(t)) usedHere.add(v.name);
   for (const [i, e] of body.entries()) {
     index = i;
     const b = e.body;
@@ -238,7 +250,9 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
         assigned.add(v.name);
       }
     }
-    if (b.type === 'some') b.vars.forEach(declare);
+    // A `some` var that only closures (comprehensions, `every`) mention is theirs:
+    // OPA renames it away from this body, so each closure iterates it on its own.
+    if (b.type === 'some') b.vars.filter((v) => usedHere.has(v.name)).forEach(declare);
     else if (b.type === 'somein') {
       for (const t of [b.key, b.value]) if (t) directVars(t).forEach(declare);
     } else if (b.type === 'term' && isAssign(b.term)) directVars((b.term as { args: Term[] }).args[0]!).forEach(declare);

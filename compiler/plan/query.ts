@@ -15,7 +15,7 @@ function iterates(block: Stmt[]): boolean {
 export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryPlan {
   const layout = new FrameLayout();
   const scope = new Scope(layout);
-  const planner = new BodyPlanner(ctx);
+  const planner = new BodyPlanner(ctx, true);
   // As OPA's rego package does, each term or call expression's value is captured
   // instead of tested, so `data.x.allow` yields `false` rather than undefined. The
   // truthiness tests come after the whole body, and only when the query iterates

@@ -2,11 +2,11 @@
 // implies (unbound vars in ref keys) emitted as `scan` statements first. Refs into
 // `data` are resolved against the rule tree: a rule becomes `rule`, a package
 // `vdoc`, anything else base-document lookups.
-import type { Term, VarTerm } from '../ast/nodes.js';
+import type { Body, Term, VarTerm } from '../ast/nodes.js';
 import type { Block, Expr, Pattern } from '../ir/ir.js';
 import type { Location } from '../source/location.js';
 import { RegoError } from '../source/diagnostics.js';
-import { refName } from '../ast/transform.js';
+import { forEachTerm, refName } from '../ast/transform.js';
 import { RObject, RSet, type Value } from '../../runtime/value/index.js';
 import type { Scope } from './scope.js';
 import { ROOT_VARS } from './scope.js';
@@ -21,6 +21,18 @@ export class TermPlanner {
     readonly bound: Set<number>,
   ) {
     this.analyzer = new Analyzer(scope, (op) => body.ctx.callInfo(op));
+  }
+
+  /** True when every variable the term reads is bound. */
+  evaluable(t: Term): boolean {
+    return this.analyzer.evaluable(t, this.bound);
+  }
+
+  /** Bind a new generated variable `name` to the value of `t` (planned into `out`). */
+  bindValue(name: string, t: Term, out: Block): void {
+    const slot = this.scope.declare(name);
+    out.push({ k: 'let', slot, expr: this.value(t, out) });
+    this.bound.add(slot);
   }
 
   isLocalVar(t: Term): boolean {
@@ -117,6 +129,7 @@ export class TermPlanner {
   }
 
   private comprehension(t: Term & { kind: 'arraycomp' | 'setcomp' | 'objectcomp' }): Expr {
+    t = bindComprehensionHead(t);
     const child = this.scope.child();
     const innerBound = new Set(this.bound);
     const body = this.body.planBody(t.body, child, innerBound);
@@ -140,6 +153,8 @@ export class TermPlanner {
         if (args.length !== g.arity) throw arityError(name, args.length, g.arity ?? 0, t.loc);
         return { k: 'callfn', group: g.id, args, loc: t.loc };
       }
+      // `f()` on a rule without parameters (`f() := v`, or a mock value) is its value.
+      if (g && args.length === 0) return { k: 'rule', group: g.id };
       throw new RegoError('rego_type_error', `undefined function ${name}`, t.loc);
     }
     if (!name) throw new RegoError('rego_type_error', 'illegal call', t.loc);
@@ -304,6 +319,39 @@ export class TermPlanner {
   private readyToUnify(x: Term, y: Term): boolean {
     return this.evaluableAfterGens(x) || this.evaluableAfterGens(y);
   }
+}
+
+/**
+ * OPA's RewriteComprehensionTerms: a head term that needs evaluation (it holds a
+ * ref, a call or a comprehension) is bound to a generated var by an `=` appended to
+ * the body, so the ref can bind body vars (`{k: labels[k] | startswith(k, "a")}`).
+ */
+let generatedHeads = 0;
+
+function bindComprehensionHead(t: Term & { kind: 'arraycomp' | 'setcomp' | 'objectcomp' }): typeof t {
+  const extra: Body = [];
+  const bind = (head: Term): Term => {
+    if (!needsEval(head)) return head;
+    const v: VarTerm = { kind: 'var', name: `$head${generatedHeads++}`, loc: head.loc };
+    const eq: Term = { kind: 'call', op: { kind: 'var', name: 'eq', loc: head.loc }, args: [v, head], loc: head.loc };
+    extra.push({ kind: 'expr', negated: false, body: { type: 'term', term: eq }, with: [], loc: head.loc });
+    return v;
+  };
+  if (t.kind === 'objectcomp') {
+    const key = bind(t.key);
+    const value = bind(t.value);
+    return extra.length === 0 ? t : { ...t, key, value, body: [...t.body, ...extra] };
+  }
+  const head = bind(t.head);
+  return extra.length === 0 ? t : { ...t, head, body: [...t.body, ...extra] };
+}
+
+function needsEval(t: Term): boolean {
+  let found = false;
+  forEachTerm(t, (x) => {
+    if (x.kind === 'ref' || x.kind === 'call' || x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp') found = true;
+  });
+  return found;
 }
 
 /** A constant key into the data tree: strings, and numbers as their text (as OPA's storage). */
