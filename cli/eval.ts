@@ -1,24 +1,26 @@
 // `regent eval [flags] <query>`: evaluate a Rego query, compatible with `opa eval`.
 //   -d/--data PATH      policy/data files or directories (repeatable)
-//   -b/--bundle DIR     bundle directories (repeatable)
-//   -i/--input FILE     input document (JSON or YAML); -I/--stdin-input reads stdin
+//   -b/--bundle PATH    bundle directories or .tar.gz archives (repeatable)
+//   -i/--input FILE     input document, read as YAML (so JSON too) whatever its name,
+//                       as OPA does; -I/--stdin-input reads stdin
 //   --format json|pretty|raw (default json), --v0-compatible, --strict-builtin-errors,
 //   --fail (exit 1 when undefined), --fail-defined (exit 1 when defined),
 //   --explain notes|fails|full|debug: evaluate with the reference interpreter and
 //   print the trace as OPA does (pretty: the trace text before the result; json:
 //   an `explanation` array of events after `result`).
 // Errors (load, parse, compile, eval) print as OPA does: `{"errors":[…]}` for json,
-// `N error(s) occurred: …` otherwise, with exit code 1.
+// `N error(s) occurred: …` otherwise, with exit code 1. An unreadable input document
+// is reported before evaluation, plainly on stderr (`unable to parse input: …`).
 import { compile, evalEventJSON, explain, prepareInterpreted, prettyTrace, stringifyOpaJSON, type ExplainMode, type TraceEvent } from '../compiler/index.js';
 import type { ResultRow } from '../compiler/api.js';
 import type { Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
-import { LoadError, loadPaths, parseDataFile, readDataFile } from './loader.js';
+import { InputError, loadAll, parseInput, readInputFile } from './loader.js';
 import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toOutputErrors, type IO } from './output.js';
 
 export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'data', short: 'd', type: 'string', repeatable: true, metavar: 'PATH', description: 'set policy or data file(s) or directories' },
-  { name: 'bundle', short: 'b', type: 'string', repeatable: true, metavar: 'DIR', description: 'set bundle directory' },
+  { name: 'bundle', short: 'b', type: 'string', repeatable: true, metavar: 'PATH', description: 'set bundle directory or .tar.gz archive' },
   { name: 'input', short: 'i', type: 'string', metavar: 'FILE', description: 'set input file path (JSON or YAML)' },
   { name: 'stdin-input', short: 'I', type: 'boolean', description: 'read input document from stdin' },
   { name: 'format', short: 'f', type: 'string', choices: ['json', 'pretty', 'raw'], default: 'json', description: 'set output format' },
@@ -62,16 +64,19 @@ export function parseDuration(text: string): number {
   return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
 }
 
+/** The input document of the request, if any. Throws InputError. */
+export function readInput(req: EvalRequest, io?: IO): Value | undefined {
+  if (req.input !== undefined) return readInputFile(req.input);
+  if (!req.stdinInput) return undefined;
+  if (!io?.stdin) throw new InputError('stdin is not available');
+  return parseInput(io.stdin());
+}
+
 /** Load everything, compile, prepare and evaluate. Never throws. */
-export function evaluate(req: EvalRequest, io?: IO): EvalOutcome {
+export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> {
   try {
-    const loaded = loadPaths(req.data, req.bundles);
-    let input: Value | undefined;
-    if (req.input !== undefined) input = readDataFile(req.input);
-    else if (req.stdinInput) {
-      if (!io?.stdin) throw new LoadError('stdin is not available');
-      input = parseDataFile('stdin.json', io.stdin());
-    }
+    const input = readInput(req, io);
+    const loaded = await loadAll(req.data, req.bundles, { v0Compatible: req.v0Compatible });
     const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
     const evalOpts = {
       ...(input !== undefined ? { input } : {}),
@@ -143,7 +148,7 @@ export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
 }
 
 /** The `eval` command. Returns the exit code. */
-export function evalCommand(argv: string[], io: IO): number {
+export async function evalCommand(argv: string[], io: IO): Promise<number> {
   let req: EvalRequest | 'help';
   try {
     req = parseEvalArgs(argv);
@@ -156,7 +161,11 @@ export function evalCommand(argv: string[], io: IO): number {
     io.out(formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS) + '\n');
     return 0;
   }
-  const outcome = evaluate(req, io);
+  const outcome = await evaluate(req, io);
+  if (!outcome.ok && outcome.error instanceof InputError) {
+    io.err(outcome.error.message + '\n');
+    return 1;
+  }
   io.out(render(outcome, req.format));
   if (!outcome.ok) return 1;
   const defined = outcome.rows.length > 0;

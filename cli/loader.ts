@@ -6,17 +6,31 @@
 //     (root/a/b/x.json → data.a.b), a file named directly goes to the root; a
 //     `prefix.path:FILE` argument puts the file's content under data.prefix.path;
 //   - objects merge deeply; two different non-object values at one path conflict;
-//   - a bundle directory reads `.manifest` (JSON) and only data.json/data.yaml files.
+//   - a bundle directory reads `.manifest` (JSON) and only data.json/data.yaml files;
+//     a bundle archive (`bundle.tar.gz`) goes through runtime/bundles (loadAll).
+// Bad data files fail with OPA's loader wording: `x.json: invalid character '}'
+// looking for beginning of value` (Go's JSON errors), `x.yaml: error converting
+// YAML to JSON: yaml: line 2: …`; no JavaScript parser text reaches the user.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { load as loadYAML } from 'js-yaml';
 import type { SourceFile } from '../compiler/api.js';
 import { RObject, equal, fromJS, parseJSON, type Value } from '../runtime/value/index.js';
+import { goJSONError } from '../runtime/value/go-json.js';
+import { BundleError, readBundle } from '../runtime/bundles/index.js';
 
 export class LoadError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'LoadError';
+  }
+}
+
+/** An input document that cannot be read or parsed (`opa eval` prints these plainly on stderr). */
+export class InputError extends LoadError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputError';
   }
 }
 
@@ -31,15 +45,99 @@ export interface Loaded {
 
 const DATA_EXT = new Set(['.json', '.yaml', '.yml']);
 
-/** Parse a JSON or YAML document (by extension) into a Value. */
+/** JSON text as a Value; Go's error text (OPA's util.UnmarshalJSON) when it does not parse. */
+export function parseJSONText(text: string): Value {
+  try {
+    return parseJSON(text);
+  } catch (e) {
+    const goError = goJSONError(text, 'unmarshal');
+    if (goError !== '') throw new LoadError(goError);
+    // Valid for Go, but too deep for the recursive conversion.
+    if (e instanceof RangeError) return fromJSDeep(JSON.parse(text));
+    throw new LoadError('invalid JSON document');
+  }
+}
+
+/** fromJS without recursion, for documents nested thousands of levels deep. */
+function fromJSDeep(root: unknown): Value {
+  const isComposite = (x: unknown): x is object => x !== null && typeof x === 'object' && !(x instanceof Date);
+  if (!isComposite(root)) return fromJS(root);
+  const convert = (x: object): Value[] | RObject => (Array.isArray(x) ? [] : new RObject());
+  const top = convert(root);
+  const stack: { src: object; dst: Value[] | RObject }[] = [{ src: root, dst: top }];
+  while (stack.length > 0) {
+    const { src, dst } = stack.pop()!;
+    for (const [k, v] of Object.entries(src)) {
+      const out = isComposite(v) ? convert(v) : fromJS(v);
+      if (isComposite(v)) stack.push({ src: v, dst: out as Value[] | RObject });
+      if (Array.isArray(dst)) dst[Number(k)] = out;
+      else dst.set(k, out);
+    }
+  }
+  return top;
+}
+
+/** go-yaml's wording for a js-yaml failure: `yaml: line N: reason`. */
+function yamlError(e: unknown): string {
+  const y = e as { reason?: unknown; mark?: { line?: number } };
+  if (e instanceof RangeError || (typeof y?.reason === 'string' && /maxDepth/.test(y.reason))) return 'yaml: exceeded max depth of 10000';
+  if (typeof y?.reason === 'string') return `yaml: ${y.mark?.line !== undefined ? `line ${y.mark.line + 1}: ` : ''}${y.reason}`;
+  return `yaml: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
+}
+
+/** YAML text as a Value; OPA's `error converting YAML to JSON: yaml: …` when it does not parse. */
+export function parseYAMLText(text: string): Value {
+  let doc: unknown;
+  try {
+    doc = loadYAML(text, { maxDepth: 10_000 });
+  } catch (e) {
+    throw new LoadError(`error converting YAML to JSON: ${yamlError(e)}`);
+  }
+  try {
+    return fromJS(doc ?? null);
+  } catch (e) {
+    if (e instanceof RangeError) return fromJSDeep(doc);
+    throw e;
+  }
+}
+
+/** Parse a JSON or YAML data document (by extension) into a Value, errors prefixed by the path. */
 export function parseDataFile(path: string, text: string): Value {
   const ext = extname(path).toLowerCase();
   try {
-    if (ext === '.json') return text.trim() === '' ? new RObject() : parseJSON(text);
-    return fromJS(loadYAML(text) ?? {});
+    if (ext === '.json') return text.trim() === '' ? new RObject() : parseJSONText(text);
+    const v = parseYAMLText(text);
+    return v === null ? new RObject() : v;
   } catch (e) {
     throw new LoadError(`${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/**
+ * An input document, as `opa eval -i/-I` reads it: YAML (a superset of JSON)
+ * whatever the file is called; JSON text is read exactly (big numbers kept). Empty
+ * text is `null`. Errors read `unable to parse input: …`.
+ */
+export function parseInput(text: string): Value {
+  if (text.trim() === '') return null;
+  try {
+    if (goJSONError(text, 'unmarshal') === '') return parseJSONText(text);
+    return parseYAMLText(text);
+  } catch (e) {
+    throw new InputError(`unable to parse input: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Read `-i FILE`: `open FILE: no such file or directory` when missing. */
+export function readInputFile(path: string): Value {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new InputError(`open ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(e)}`);
+  }
+  return parseInput(text);
 }
 
 /** Read a file as data (json or yaml). */
@@ -163,6 +261,35 @@ export function loadPaths(dataPaths: string[], bundlePaths: string[] = []): Load
       if (manifest instanceof RObject && manifest.get('rego_version') === 0) result.v0 = true;
     }
     for (const f of walk(dir)) addFile(f, dirSegments(dir, f), true);
+  }
+  return result;
+}
+
+/** A `bundle.tar.gz` path (anything given to -b that is a file, not a directory). */
+function isArchive(path: string): boolean {
+  return existsSync(path) && !statSync(path).isDirectory();
+}
+
+/**
+ * Load `-d` paths and `-b` bundles, directories or archives. Archives are read by
+ * runtime/bundles (signatures skipped, as `opa eval` does); their modules are
+ * named by their bundle path (`/x/policy.rego`) and keep the manifest's rego
+ * version; their data merges at the root.
+ */
+export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: { v0Compatible?: boolean } = {}): Promise<Loaded> {
+  const archives = bundlePaths.filter(isArchive);
+  const result = loadPaths(dataPaths, bundlePaths.filter((p) => !archives.includes(p)));
+  for (const path of archives) {
+    let bundle;
+    try {
+      bundle = await readBundle(readFileSync(path), { skipVerify: true, defaultRegoVersion: opts.v0Compatible ? 0 : 1 });
+    } catch (e) {
+      if (e instanceof BundleError) throw new LoadError(`bundle ${path}: ${e.message}`);
+      throw e;
+    }
+    for (const m of bundle.modules) result.modules.push({ file: m.path, text: m.text, ...(m.regoVersion !== undefined ? { v0Compatible: m.regoVersion === 0 } : {}) });
+    if (bundle.data instanceof RObject) mergeAt(result.data, [], bundle.data, path);
+    result.manifests[path] = bundle.manifest;
   }
   return result;
 }

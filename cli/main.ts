@@ -3,6 +3,8 @@
 // returns an exit code. Later work adds its command by adding a table entry — the
 // reserved names (run, build, test, fmt, bench, capabilities, control-plane) answer
 // "not implemented yet" until then. Unknown commands print the usage, exit code 2.
+// A closed output pipe (`regent eval … | head -1`) ends the process quietly with
+// status 141, as a Go binary killed by SIGPIPE reports in a shell.
 import { buildCommand } from './build.js';
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
@@ -92,6 +94,23 @@ function versionCommand(_argv: string[], io: IO): number {
   return 0;
 }
 
+/** Exit status of a process killed by SIGPIPE, as a shell reports it. */
+export const SIGPIPE_STATUS = 141;
+
+let pipesGuarded = false;
+
+/** Exit quietly when stdout or stderr is a closed pipe, instead of an unhandled 'error' event. */
+export function guardPipes(): void {
+  if (pipesGuarded) return;
+  pipesGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') process.exit(SIGPIPE_STATUS);
+      throw e;
+    });
+  }
+}
+
 /** IO bound to the process streams. */
 export const processIO: IO = {
   out: (s) => void process.stdout.write(s),
@@ -101,6 +120,7 @@ export const processIO: IO = {
 
 /** Dispatch argv (without `node` and the script) to a command; returns the exit code. */
 export async function main(argv: string[], io: IO = processIO): Promise<number> {
+  if (io === processIO) guardPipes();
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
     io[name === undefined ? 'err' : 'out'](usage() + '\n');
@@ -115,6 +135,10 @@ export async function main(argv: string[], io: IO = processIO): Promise<number> 
   try {
     return await cmd.run(rest, io);
   } catch (e) {
+    if (e instanceof RangeError && /call stack/.test(e.message)) {
+      io.err(`regent ${name}: document too deeply nested\n`);
+      return 1;
+    }
     io.err(`regent ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return 3;
   }
