@@ -3,8 +3,7 @@
 // --update-baseline (or UPDATE_CORPUS_BASELINE=1) rewrite test/corpus/baseline.json
 // with the tests that pass now. Exits 1 when a baseline test no longer passes, a
 // check is not clean, or the two reports of a folder disagree.
-import { BASELINE_PATH, baselineOf, corpusDir, readBaseline, regressions, runCorpus, writeBaseline } from './corpus.js';
-import { formatReport, isClean } from './report.js';
+import { BASELINE_PATH, baselineOf, corpusDir, formatReport, isClean, readBaseline, regressions, runCorpus, writeBaseline } from './corpus.js';
 
 const args = process.argv.slice(2);
 const update = args.includes('--update-baseline') || process.env.UPDATE_CORPUS_BASELINE === '1';

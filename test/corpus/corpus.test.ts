@@ -7,8 +7,7 @@
 // the pretty and JSON reports of a folder disagree. UPDATE_CORPUS_BASELINE=1 (or
 // `npx tsx test/corpus/cli.ts --update-baseline`) rewrites the baseline.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { baselineOf, corpusDir, readBaseline, regressions, runCorpus, writeBaseline, type CliRun, type CorpusRun } from './corpus.js';
-import { formatReport, library, totals } from './report.js';
+import { baselineOf, corpusDir, formatReport, library, readBaseline, regressions, runCorpus, totals, writeBaseline, type CliRun, type CorpusRun } from './corpus.js';
 
 const GATEKEEPER_TESTS = 1003; // 949 distinct names; repeats run as test_x#01, …
 const REGULA_TESTS = 285;
