@@ -22,6 +22,8 @@ export interface CaseSpec {
   strict_error?: boolean;
   ignore_generated_vars?: boolean;
   env?: Record<string, string>;
+  /** Regent extension for our own cases: parse the modules as Rego v0 (`--v0-compatible`). */
+  v0_compatible?: boolean;
 }
 
 /** A case plus where it came from. */
@@ -112,6 +114,7 @@ function validateCase(c: unknown, i: number): CaseSpec {
   if (o.strict_error === true) spec.strict_error = true;
   if (o.ignore_generated_vars === true) spec.ignore_generated_vars = true;
   if (o.env && typeof o.env === 'object') spec.env = o.env as Record<string, string>;
+  if (o.v0_compatible === true) spec.v0_compatible = true;
   return spec;
 }
 

@@ -80,7 +80,7 @@ function execute(c: LoadedCase, timeoutMs: number): Outcome {
     const data = fromJS(c.data ?? {});
     stage = 'compile';
     const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
-    const policy = regent.compile(files, {});
+    const policy = regent.compile(files, c.v0_compatible ? { v0Compatible: true } : {});
     stage = 'prepare';
     const prepared = policy.prepare(c.query);
     stage = 'eval';

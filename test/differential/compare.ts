@@ -48,9 +48,11 @@ export function compareCase(c: LoadedCase): Difference[] | 'not-evaluated' {
     let input: Value | undefined;
     try {
       input = c.input_term !== undefined ? termToValue(regent.parseTerm(c.input_term)) : c.input !== undefined ? fromJS(c.input) : undefined;
-      const policy = regent.compile((c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text })));
+      const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
+      const v0 = c.v0_compatible === true ? { v0Compatible: true } : {};
+      const policy = regent.compile(files, v0);
       prepared = policy.prepare(c.query);
-      closurePrepared = regent.compile((c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text })), { backend: 'closures' }).prepare(c.query);
+      closurePrepared = regent.compile(files, { ...v0, backend: 'closures' }).prepare(c.query);
       interp = prepareInterpreted(policy, c.query);
     } catch {
       return 'not-evaluated';
