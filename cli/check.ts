@@ -1,10 +1,12 @@
-// `regent check [--v0-compatible] [--format pretty|json] PATH...`: parse and compile
+// `regent check [--v0-compatible] [--strict] [--format pretty|json] PATH...`: parse and compile
 // every .rego file found under the paths (files or directories, recursively), as
 // `opa check` does. Success prints nothing and exits 0. Otherwise all errors are
 // printed to stderr — `N errors occurred:` then `file:row: code: message` lines
 // (pretty) or `{"errors":[…]}` (json) — and the exit code is 1.
 // Each file is parsed on its own first, so parse errors of every file are reported
 // together; only when all files parse are they compiled as one policy.
+// `--strict` (`-S`) adds OPA's strict-mode checks (compiler/strict/): unused imports,
+// locals and arguments, duplicate imports, `input`/`data` shadowing, deprecated builtins.
 import { readFileSync } from 'node:fs';
 import type { SourceFile } from '../compiler/api.js';
 import { compile, parseModule } from '../compiler/index.js';
@@ -15,6 +17,7 @@ import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } fro
 export const CHECK_FLAGS: FlagSpec[] = [
   { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json'], default: 'pretty', description: 'set output format' },
   { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
+  { name: 'strict', short: 'S', type: 'boolean', description: 'enable compiler strict mode' },
   { name: 'ignore', type: 'string', repeatable: true, metavar: 'GLOB', description: 'skip files and directories whose name matches' },
   { name: 'max-errors', short: 'm', type: 'string', default: '10', metavar: 'N', description: 'report at most N errors (0 or negative: all)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for check' },
@@ -24,7 +27,7 @@ const USAGE = 'regent check [flags] <path> [path [...]]';
 const DESCRIPTION = 'Check Rego source files for parse and compilation errors.';
 
 /** Parse and compile the files; returns every error found (empty when fine). */
-export function checkFiles(files: SourceFile[], v0Compatible: boolean): OutputError[] {
+export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = false): OutputError[] {
   const errors: OutputError[] = [];
   for (const f of files) {
     try {
@@ -35,7 +38,7 @@ export function checkFiles(files: SourceFile[], v0Compatible: boolean): OutputEr
   }
   if (errors.length > 0) return errors;
   try {
-    compile(files, { v0Compatible });
+    compile(files, { v0Compatible, strict });
   } catch (e) {
     errors.push(...toOutputErrors(e));
   }
@@ -64,7 +67,7 @@ export function checkCommand(argv: string[], io: IO): number {
   let errors: OutputError[];
   try {
     const files = findRegoFiles(args.positionals, list(args, 'ignore')).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-    errors = checkFiles(files, bool(args, 'v0-compatible'));
+    errors = checkFiles(files, bool(args, 'v0-compatible'), bool(args, 'strict'));
   } catch (e) {
     errors = e instanceof LoadError ? [{ message: e.message }] : toOutputErrors(e);
   }

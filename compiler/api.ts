@@ -24,6 +24,12 @@ export interface CompileOptions {
    * `timer_compile_stage_<pass>_ns` (OPA's `instrument` metrics).
    */
   stageTimers?: Record<string, number>;
+  /**
+   * OPA's strict mode (`opa check --strict`): also report unused imports, unused
+   * local variables and function arguments, duplicate imports, shadowing of
+   * `input`/`data`, and calls of deprecated builtins (`compiler/strict/`).
+   */
+  strict?: boolean;
 }
 
 export interface EvalOptions {

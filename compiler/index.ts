@@ -11,3 +11,4 @@ export type { CompiledPolicy } from './policy.js';
 export { formatModule } from './ast/print.js';
 export { mapTerm, mapBody } from './ast/transform.js';
 export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJSON, prettyTrace, EXPLAIN_MODES, type TraceEvent, type ExplainMode, type TracedResult, type InterpretedQuery } from './interp/index.js';
+export { strictChecks } from './strict/index.js';

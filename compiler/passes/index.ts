@@ -10,6 +10,7 @@ import { checkTypes } from './check-types.js';
 import { hoistInvariants } from './hoist-invariants.js';
 import { ruleIndex } from './rule-index.js';
 import { RegoErrors } from '../source/diagnostics.js';
+import { runStrictStage } from '../strict/index.js';
 
 export const PASSES: readonly Pass[] = [
   resolveRefs, // imports and rule names → absolute data refs
@@ -26,6 +27,10 @@ export const PASSES: readonly Pass[] = [
 export function runPasses(state: CompileState, onPass?: (pass: Pass, state: CompileState) => void): void {
   const timers = state.opts.stageTimers;
   for (const pass of PASSES) {
+    if (state.opts.strict) {
+      runStrictStage(pass.name, state); // OPA's strict-mode checks, each before the pass its OPA stage precedes
+      if (state.errors.length > 0) throw new RegoErrors(state.errors);
+    }
     if (timers) {
       const t = process.hrtime.bigint();
       pass.run(state);
