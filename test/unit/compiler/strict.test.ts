@@ -164,6 +164,41 @@ describe('strict: unused local variables and arguments', () => {
     ].join('\n');
     expect(strict(src)).toEqual([]);
   });
+
+  it('does not report vars read in nested every, else branches, ref heads, templates or print (v0 and v1)', () => {
+    const v1 = [
+      'package p',
+      'a.b[x] := 1 if x := "k"',
+      'p if {',
+      '\tlimit := 2',
+      '\tevery v in [1] {',
+      '\t\tys := [y | y := v; y < limit]',
+      '\t\tcount(ys) > 0',
+      '\t}',
+      '}',
+      'q := y if {',
+      '\tx := 1',
+      '\ty := $"{x}"',
+      '}',
+      'r if {',
+      '\tsome i',
+      '\tys := [1 | input.xs[i] > 0]',
+      '\tprint(ys)',
+      '}',
+      'f(x) := y if {',
+      '\ty := x',
+      '} else := z if {',
+      '\tz := 2',
+      '}',
+    ].join('\n');
+    expect(strict(v1)).toEqual([]);
+    const v0 = 'package p\ns[x] { x := input.a }\nt[k] = v { k := "a"; v := 1 }\ng(a) { a > 1 } { a < 0 }\n';
+    expect(strict(v0, true)).toEqual([]);
+  });
+
+  it('reports an unused argument in each v0 body of its own', () => {
+    expect(strict('package p\ng(a, b) {\n\ta > b\n} {\n\ta < 0\n}\n', true)).toEqual(['4: rego_compile_error: unused argument b. (hint: use _ (wildcard variable) instead)']);
+  });
 });
 
 describe('strict: deprecated builtins', () => {
