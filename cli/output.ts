@@ -21,34 +21,83 @@ export function quote(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
-/**
- * JSON text of `x`: Values (RObject, RSet, BigNum, arrays, scalars) and plain JS
- * objects (printed in insertion order). `indent` '' gives compact output.
- */
-export function toJSON(x: unknown, indent = '  ', cur = ''): string {
+/** The text of a scalar, or undefined for arrays, sets and objects. */
+function scalarJSON(x: unknown): string | undefined {
   if (x === null || x === undefined) return 'null';
   if (typeof x === 'boolean') return x ? 'true' : 'false';
   if (typeof x === 'number') return Number.isFinite(x) ? formatNumber(x) : 'null';
   if (typeof x === 'bigint') return x.toString();
   if (typeof x === 'string') return quote(x);
   if (x instanceof BigNum) return formatNumber(x);
-  const inner = cur + indent;
-  const nl = indent ? '\n' : '';
-  const sep = indent ? ': ' : ':';
-  const list = (items: string[], open: string, close: string): string =>
-    items.length === 0 ? open + close : open + nl + items.map((s) => inner + s).join(',' + nl) + nl + cur + close;
-  if (Array.isArray(x)) return list(x.map((v) => toJSON(v, indent, inner)), '[', ']');
-  if (x instanceof RSet) return list(x.values().map((v) => toJSON(v, indent, inner)), '[', ']');
+  if (typeof x !== 'object') return 'null';
+  return undefined;
+}
+
+/** The members of a composite: brackets and (key prefix, value) pairs, object keys sorted for RObjects. */
+function members(x: object, sep: string): { open: string; close: string; items: [string, unknown][] } {
+  if (Array.isArray(x)) return { open: '[', close: ']', items: x.map((v) => ['', v]) };
+  if (x instanceof RSet) return { open: '[', close: ']', items: x.values().map((v) => ['', v]) };
   if (x instanceof RObject) {
     const entries = x.entries().map(([k, v]) => [typeof k === 'string' ? k : toJSONText(k), v] as const);
     entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return list(entries.map(([k, v]) => quote(k) + sep + toJSON(v, indent, inner)), '{', '}');
+    return { open: '{', close: '}', items: entries.map(([k, v]) => [quote(k) + sep, v]) };
   }
-  if (typeof x === 'object') {
-    const entries = Object.entries(x as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return list(entries.map(([k, v]) => quote(k) + sep + toJSON(v, indent, inner)), '{', '}');
+  const entries = Object.entries(x as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return { open: '{', close: '}', items: entries.map(([k, v]) => [quote(k) + sep, v]) };
+}
+
+/**
+ * JSON text of `x`: Values (RObject, RSet, BigNum, arrays, scalars) and plain JS
+ * objects (printed in insertion order). `indent` '' gives compact output. Documents
+ * nested too deeply for the recursive writer go through an explicit stack.
+ */
+export function toJSON(x: unknown, indent = '  ', cur = ''): string {
+  try {
+    return toJSONRec(x, indent, cur);
+  } catch (e) {
+    if (e instanceof RangeError) return toJSONDeep(x, indent, cur);
+    throw e;
   }
-  return 'null';
+}
+
+function toJSONRec(x: unknown, indent: string, cur: string): string {
+  const scalar = scalarJSON(x);
+  if (scalar !== undefined) return scalar;
+  const { open, close, items } = members(x as object, indent ? ': ' : ':');
+  if (items.length === 0) return open + close;
+  const inner = cur + indent;
+  const nl = indent ? '\n' : '';
+  return open + nl + items.map(([p, v]) => inner + p + toJSONRec(v, indent, inner)).join(',' + nl) + nl + cur + close;
+}
+
+/** toJSON with an explicit stack instead of recursion (exported for tests). */
+export function toJSONDeep(x: unknown, indent: string, cur: string): string {
+  const nl = indent ? '\n' : '';
+  const sep = indent ? ': ' : ':';
+  const out: string[] = [];
+  const stack: { items: [string, unknown][]; i: number; cur: string; close: string }[] = [];
+  const write = (v: unknown, at: string): void => {
+    const scalar = scalarJSON(v);
+    if (scalar !== undefined) return void out.push(scalar);
+    const m = members(v as object, sep);
+    if (m.items.length === 0) return void out.push(m.open + m.close);
+    out.push(m.open + nl);
+    stack.push({ items: m.items, i: 0, cur: at, close: m.close });
+  };
+  write(x, cur);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i === top.items.length) {
+      out.push(nl + top.cur + top.close);
+      stack.pop();
+      continue;
+    }
+    const [prefix, v] = top.items[top.i]!;
+    if (top.i++ > 0) out.push(',' + nl);
+    out.push(top.cur + indent + prefix);
+    write(v, top.cur + indent);
+  }
+  return out.join('');
 }
 
 // ---------------------------------------------------------------- errors

@@ -51,8 +51,8 @@ export interface TestCase {
 
 const NOWHERE = { file: '', row: 1, col: 1, offset: 0 };
 
-/** Parse and compile the files for a test run, renaming duplicate tests first. */
-export function compileTests(files: SourceFile[], v0Compatible: boolean): CompiledPolicy {
+/** Parse the files of a test run (OPA's loader does this: errors are loading errors). */
+export function parseTestModules(files: SourceFile[], v0Compatible: boolean): Module[] {
   const modules: Module[] = [];
   const errors: RegoError[] = [];
   for (const f of files) {
@@ -65,6 +65,11 @@ export function compileTests(files: SourceFile[], v0Compatible: boolean): Compil
     }
   }
   if (errors.length > 0) throw new RegoErrors(errors);
+  return modules;
+}
+
+/** Compile parsed modules for a test run, renaming duplicate tests first. */
+export function compileTests(modules: Module[], v0Compatible: boolean): CompiledPolicy {
   rewriteDuplicateTestNames(modules);
   return compileModules({ opts: { v0Compatible }, modules, errors: [] });
 }

@@ -8,14 +8,16 @@
 // listed first with their `fails` explanation. `--format json` prints the result
 // array. `--coverage` prints OPA's JSON coverage report instead. Exit codes: 0 all
 // passed, 2 any test failed, errored or was skipped (unless -z), 1 load/compile
-// errors (and failures with --coverage).
+// errors (and failures with --coverage). Files that cannot be read or parsed are
+// reported as OPA's loader does (`1 error occurred during loading: …`), compile
+// errors as `1 error occurred: …`.
 import { explain, prettyTrace } from '../compiler/index.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { parseDuration } from './eval.js';
 import { loadPaths } from './loader.js';
-import { errorsText, toJSON, toOutputErrors, type IO } from './output.js';
+import { errorLine, errorsText, toJSON, toOutputErrors, type IO, type OutputError } from './output.js';
 import { coverageReport } from './test-coverage.js';
-import { compileTests, findTests, runTest, type TestResult } from './test-runner.js';
+import { compileTests, findTests, parseTestModules, runTest, type TestResult } from './test-runner.js';
 
 export type { TestResult } from './test-runner.js';
 export { coverageReport, type CoverageReport } from './test-coverage.js';
@@ -35,6 +37,12 @@ export const TEST_FLAGS: FlagSpec[] = [
 
 const USAGE = 'regent test [flags] <path> [path …]';
 const DESCRIPTION = 'Execute Rego test cases: rules named test_* (todo_test_* are skipped).';
+
+/** OPA's loader.Errors text: `1 error occurred during loading: …` or `N errors occurred during loading:` + lines. */
+export function loadingErrorsText(errs: OutputError[]): string {
+  if (errs.length === 1) return `1 error occurred during loading: ${errorLine(errs[0]!)}`;
+  return `${errs.length} errors occurred during loading:\n${errs.map(errorLine).join('\n')}`;
+}
 
 /** Go's time.Duration text: `512ns`, `1.5µs`, `2.345ms`, `1.2s`, `1m2.5s`. */
 export function formatDuration(ns: number): string {
@@ -87,10 +95,19 @@ export function testCommand(argv: string[], io: IO): number {
   const coverage = bool(args, 'coverage') || threshold > 0;
   let policy;
   let data;
+  let v0 = false;
+  let modules;
   try {
     const loaded = loadPaths(args.positionals);
     data = loaded.data;
-    policy = compileTests(loaded.modules, bool(args, 'v0-compatible') || loaded.v0);
+    v0 = bool(args, 'v0-compatible') || loaded.v0;
+    modules = parseTestModules(loaded.modules, v0);
+  } catch (e) {
+    io.err(loadingErrorsText(toOutputErrors(e)) + '\n');
+    return 1;
+  }
+  try {
+    policy = compileTests(modules, v0);
   } catch (e) {
     io.err(errorsText(toOutputErrors(e)) + '\n');
     return 1;

@@ -2,7 +2,7 @@
 // module names, data), -i read as YAML whatever the file is called (as OPA's
 // util.Unmarshal), OPA-worded errors for unreadable data and input files (no
 // JavaScript parser text, no stack overflow text), and a closed stdout pipe
-// (`regent eval … | head -1`) ending quietly.
+// (`regent eval … | head -1`) ending quietly; deep documents printed back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { gzipSync } from 'node:zlib';
 import { evalCommand } from '../../../cli/eval.js';
 import { repoRoot } from '../../shared-dir.js';
 import { tarEntries } from '../../../runtime/bundles/index.js';
+import { fromJS, RSet } from '../../../runtime/value/index.js';
+import { toJSON, toJSONDeep } from '../../../cli/output.js';
 import { capture, tempTree } from './helpers.js';
 
 let dir: string;
@@ -142,5 +144,25 @@ describe('eval output to a closed pipe', () => {
     const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
     expect(r.stdout).toBe('{\nstatus=141\n');
     expect(r.stderr).toBe('');
+  });
+});
+
+describe('JSON output of deep documents', () => {
+  it('writes the same text with the explicit stack as recursively', () => {
+    const v = fromJS({ b: [1, { z: null, a: 'x<y' }, [], {}], a: { c: [true, 2.5, '\u2028'] } });
+    const set = new RSet();
+    set.add(3);
+    set.add(fromJS({ k: [1] }));
+    for (const x of [v, set, [], {}, 'plain', 12, null, [v, set]]) {
+      expect(toJSONDeep(x, '  ', '')).toBe(toJSON(x));
+      expect(toJSONDeep(x, '', '')).toBe(toJSON(x, ''));
+      expect(toJSONDeep(x, '  ', '    ')).toBe(toJSON(x, '  ', '    '));
+    }
+  });
+
+  it('prints a 5,000-deep input back (json and pretty)', async () => {
+    const r = await run('-i', join(dir, 'inputs', 'deep.json'), '-f', 'pretty', 'input');
+    expect(r.code).toBe(0);
+    expect(r.out.replace(/\s/g, '')).toBe('['.repeat(5000) + ']'.repeat(5000));
   });
 });

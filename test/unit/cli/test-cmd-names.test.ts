@@ -2,6 +2,7 @@
 // path segments (the test query is a ref term, not pasted text), same-named test
 // rules run one by one and renamed `test_x#01`, `test_x#02` (each definition in
 // isolation, counted separately, in the pretty and JSON reports and for --run),
+// loading errors worded as OPA's loader (`1 error occurred during loading: …`),
 // tests below a ref head (`a.test_b`), and partial-object tests.
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -146,5 +147,24 @@ describe('regent test: tests under ref heads', () => {
   it('finds a.test_b and partial-object tests; an object passes when every value is true', async () => {
     const res = await json(join(t.dir, 'refs'));
     expect(res.map((x) => `${x.name}${x.fail ? ' FAIL' : ''}`)).toEqual(['a.test_b', 'test_cases', 'test_broken FAIL']);
+  });
+});
+
+describe('regent test: loading and compile errors as opa test words them', () => {
+  it('reports unreadable data and unparsable modules as loading errors, compile errors plainly', async () => {
+    const bad = tempTree({ 'data/bad.json': '{"a": }', 'parse/p.rego': 'package p\n\np := \n', 'unsafe/u.rego': 'package u\n\ntest_u if { y }\n' });
+    try {
+      const data = await run(join(bad.dir, 'data'));
+      expect(data.code).toBe(1);
+      expect(data.err).toBe(`1 error occurred during loading: ${join(bad.dir, 'data', 'bad.json')}: invalid character '}' looking for beginning of value\n`);
+      const parse = await run(join(bad.dir, 'parse'));
+      expect(parse.code).toBe(1);
+      expect(parse.err).toMatch(/^1 error occurred during loading: .*p\.rego:\d+: rego_parse_error: /);
+      const unsafe = await run(join(bad.dir, 'unsafe'));
+      expect(unsafe.code).toBe(1);
+      expect(unsafe.err).toMatch(/^1 error occurred: .*u\.rego:3: rego_unsafe_var_error: /);
+    } finally {
+      bad.cleanup();
+    }
   });
 });
