@@ -27,10 +27,8 @@ export const PASSES: readonly Pass[] = [
 export function runPasses(state: CompileState, onPass?: (pass: Pass, state: CompileState) => void): void {
   const timers = state.opts.stageTimers;
   for (const pass of PASSES) {
-    if (state.opts.strict) {
-      runStrictStage(pass.name, state); // OPA's strict-mode checks, each before the pass its OPA stage precedes
-      if (state.errors.length > 0) throw new RegoErrors(state.errors);
-    }
+    runStrictStage(pass.name, state); // OPA's declaration and strict-mode checks, each before the pass its OPA stage precedes
+    if (state.errors.length > 0) throw new RegoErrors(state.errors);
     if (timers) {
       const t = process.hrtime.bigint();
       pass.run(state);

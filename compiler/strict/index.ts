@@ -26,7 +26,23 @@ import { unusedVarErrors } from './unused-vars.js';
 export { duplicateImportErrors, rootShadowingErrors, unusedImportErrors, unusedVarErrors };
 
 /** OPA's strict-mode stages that run before planning, in OPA's order. */
-const SOURCE_STAGES: ((m: Module) => RegoError[])[] = [unusedImportErrors, rootShadowingErrors, duplicateImportErrors, unusedVarErrors];
+const SOURCE_STAGES: ((m: Module) => RegoError[])[] = [unusedImportErrors, rootShadowingErrors, duplicateImportErrors, (m) => unusedVarErrors(m, true)];
+
+/**
+ * What OPA checks without strict mode, in the same order: root document shadowing
+ * and duplicate imports for Rego v1 modules (`c.strict || mod.regoV1Compatible()`),
+ * and the always-on RewriteLocalVars errors (`declared var x unused`, `var x
+ * referenced above` …) for every module.
+ */
+const DEFAULT_STAGES: ((m: Module) => RegoError[])[] = [
+  (m) => (regoV1Compatible(m) ? rootShadowingErrors(m) : []),
+  (m) => (regoV1Compatible(m) ? duplicateImportErrors(m) : []),
+  (m) => unusedVarErrors(m, false),
+];
+
+function regoV1Compatible(m: Module): boolean {
+  return m.regoVersion === 1 || m.imports.some((i) => i.path.kind === 'ref' && i.path.head.kind === 'var' && i.path.head.name === 'rego' && i.path.path.length === 1 && i.path.path[0]!.kind === 'string' && i.path.path[0]!.value === 'v1');
+}
 
 /** Modules in file-name order (OPA compiles its module map sorted by name). */
 function sorted(modules: Module[]): Module[] {
@@ -39,10 +55,10 @@ function sorted(modules: Module[]): Module[] {
  * imports, unused locals and arguments) that finds any. Deprecated builtins need
  * resolved references and are checked by `compile(…, { strict: true })`.
  */
-export function strictChecks(modules: Module[]): RegoError[] {
+export function strictChecks(modules: Module[], strict = true): RegoError[] {
   const ms = sorted(modules);
-  for (const stage of SOURCE_STAGES) {
-    const errors = ms.flatMap(stage);
+  for (const stage of strict ? SOURCE_STAGES : DEFAULT_STAGES) {
+    const errors = ms.flatMap((m) => stage(m));
     if (errors.length > 0) return errors;
   }
   return [];
@@ -52,12 +68,13 @@ export function strictChecks(modules: Module[]): RegoError[] {
 export const STRICT_BEFORE_PASS = { source: 'resolve-refs', deprecated: 'hoist-invariants' } as const;
 
 /**
- * Called by the pass runner before each pass when `opts.strict` is set: pushes
- * the errors of the strict stages that belong before `passName`.
+ * Called by the pass runner before each pass: pushes the errors of the stages
+ * that belong before `passName` (the strict-mode ones only with `opts.strict`).
  */
 export function runStrictStage(passName: string, state: CompileState): void {
-  if (passName === STRICT_BEFORE_PASS.source) state.errors.push(...strictChecks(state.modules));
-  else if (passName === STRICT_BEFORE_PASS.deprecated) state.errors.push(...sorted(state.modules).flatMap(deprecatedBuiltinErrors));
+  const strict = state.opts.strict === true;
+  if (passName === STRICT_BEFORE_PASS.source) state.errors.push(...strictChecks(state.modules, strict));
+  else if (passName === STRICT_BEFORE_PASS.deprecated && strict) state.errors.push(...sorted(state.modules).flatMap(deprecatedBuiltinErrors));
 }
 
 /**

@@ -14,10 +14,14 @@ import { forEachTerm, refName } from '../ast/transform.js';
 import { RegoError } from '../source/diagnostics.js';
 import { assignCall, declaredVars, isScalar, rootDocName, termVarNames, VarStack, type Occurrence } from './scope.js';
 
-/** Every RewriteLocalVars-stage error of a module's rules, in OPA's order. */
-export function unusedVarErrors(m: Module): RegoError[] {
+/**
+ * Every RewriteLocalVars-stage error of a module's rules, in OPA's order. Without
+ * `strict` only what OPA always reports: `declared var x unused` and the
+ * declaration errors (`assigned var x unused` and unused arguments are strict-only).
+ */
+export function unusedVarErrors(m: Module, strict = true): RegoError[] {
   const out: RegoError[] = [];
-  for (const r of m.rules) out.push(...checkRule(r));
+  for (const r of m.rules) out.push(...checkRule(r, strict));
   return out;
 }
 
@@ -25,7 +29,7 @@ function err(message: string, loc: Location): RegoError {
   return new RegoError('rego_compile_error', message, loc);
 }
 
-function checkRule(rule: Rule): RegoError[] {
+function checkRule(rule: Rule, strict: boolean): RegoError[] {
   const out: RegoError[] = [];
   const args = rule.head.args ?? [];
   const argsStack = new VarStack();
@@ -34,12 +38,12 @@ function checkRule(rule: Rule): RegoError[] {
   for (const a of args) walkVars(a, (v) => unusedArgs.set(v.name, v.wildcard === true));
   for (const a of args) declareArg(a, argsStack, out);
   for (let r: Rule | undefined = rule; r; r = r.else) {
-    const w = new LocalsWalker(argsStack.copy());
+    const w = new LocalsWalker(argsStack.copy(), strict);
     out.push(...w.ruleBranch(r, unusedArgs));
     for (const name of [...unusedArgs.keys()]) if (w.stack.count(name) > 1) unusedArgs.delete(name);
   }
   for (const [name, wildcard] of unusedArgs) {
-    if (!wildcard) out.push(err(`unused argument ${name}. (hint: use _ (wildcard variable) instead)`, rule.head.loc));
+    if (!wildcard && strict) out.push(err(`unused argument ${name}. (hint: use _ (wildcard variable) instead)`, rule.head.loc));
   }
   return out;
 }
@@ -84,14 +88,17 @@ function headMayHaveVars(h: RuleHead): boolean {
 class LocalsWalker {
   errs: RegoError[] = [];
 
-  constructor(public stack: VarStack) {}
+  constructor(
+    public stack: VarStack,
+    readonly strict: boolean,
+  ) {}
 
   /** One rule or `else` branch: head comprehensions, then the body. */
   ruleBranch(r: Rule, unusedArgs: Map<string, boolean>): RegoError[] {
     const out: RegoError[] = [];
     const used = new Set<string>();
     if (headMayHaveVars(r.head)) {
-      out.push(...headComprehensions(r.head));
+      out.push(...headComprehensions(r.head, this.strict));
       for (const t of r.head.ref.slice(1)) if (!isScalar(t)) termVarNames(t, used);
       if (!isScalar(r.head.key)) termVarNames(r.head.key, used);
       if (!isScalar(r.head.value)) {
@@ -250,7 +257,7 @@ class LocalsWalker {
   }
 
   private checkUnusedAssigned(used: Set<string>, first: Location): void {
-    if (this.errs.length > 0) return;
+    if (this.errs.length > 0 || !this.strict) return;
     for (const v of this.stack.current().values()) {
       if (v.occ === 'assigned' && !v.wildcard && v.count <= 1 && !used.has(v.name)) {
         this.errs.push(err(`assigned var ${v.name} unused`, v.exprLoc ?? first));
@@ -269,8 +276,8 @@ class LocalsWalker {
 }
 
 /** Comprehensions in a rule head, each checked on a fresh stack (OPA's nested head transform). */
-function headComprehensions(h: RuleHead): RegoError[] {
-  const w = new LocalsWalker(new VarStack());
+function headComprehensions(h: RuleHead, strict: boolean): RegoError[] {
+  const w = new LocalsWalker(new VarStack(), strict);
   const visit = (t: Term): void => {
     switch (t.kind) {
       case 'arraycomp':
