@@ -108,20 +108,5 @@ export function assignCall(t: Term): { lhs: Term; rhs: Term } | undefined {
   return undefined;
 }
 
-/** OPA's declaredVars(body): the names a body declares, `every` bodies included, comprehensions not. */
-export function declaredVars(body: Body, out: Set<string> = new Set()): Set<string> {
-  for (const e of body) {
-    const b = e.body;
-    if (b.type === 'some') b.vars.forEach((v) => out.add(v.name));
-    else if (b.type === 'somein') {
-      if (b.key) termVarNames(b.key, out);
-      termVarNames(b.value, out);
-    } else if (b.type === 'every') declaredVars(b.body, out);
-    else {
-      const a = assignCall(b.term);
-      if (a) termVarNames(a.lhs, out);
-    }
-    if (e.notBody) declaredVars(e.notBody, out);
-  }
-  return out;
-}
+/** OPA's declaredVars(body), shared with reference resolution. */
+export { declaredVars } from '../passes/resolve-refs.js';
