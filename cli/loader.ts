@@ -7,7 +7,8 @@
 //     `prefix.path:FILE` argument puts the file's content under data.prefix.path;
 //   - objects merge deeply; two different non-object values at one path conflict;
 //   - a bundle directory reads `.manifest` (JSON) and only data.json/data.yaml files;
-//     a bundle archive (`bundle.tar.gz`) goes through runtime/bundles (loadAll).
+//     a bundle archive (`bundle.tar.gz`, with -b or -d) goes through runtime/bundles
+//     (loadAll).
 // Bad data files fail with OPA's loader wording: `x.json: invalid character '}'
 // looking for beginning of value` (Go's JSON errors), `x.yaml: error converting
 // YAML to JSON: yaml: line 2: …`; no JavaScript parser text reaches the user.
@@ -277,9 +278,15 @@ function isArchive(path: string): boolean {
  * version; their data merges at the root.
  */
 export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: { v0Compatible?: boolean } = {}): Promise<Loaded> {
-  const archives = bundlePaths.filter(isArchive);
-  const result = loadPaths(dataPaths, bundlePaths.filter((p) => !archives.includes(p)));
-  for (const path of archives) {
+  // `-d x.tar.gz` loads the archive as a bundle too (OPA's loader), under its prefix.
+  const dataArchives = dataPaths.filter((a) => splitPrefix(a).path.endsWith('.tar.gz') && isArchive(splitPrefix(a).path));
+  const bundleArchives = bundlePaths.filter(isArchive);
+  const result = loadPaths(
+    dataPaths.filter((a) => !dataArchives.includes(a)),
+    bundlePaths.filter((p) => !bundleArchives.includes(p)),
+  );
+  const archives = [...dataArchives.map((a) => splitPrefix(a)), ...bundleArchives.map((path) => ({ prefix: [] as string[], path }))];
+  for (const { prefix, path } of archives) {
     let bundle;
     try {
       bundle = await readBundle(readFileSync(path), { skipVerify: true, defaultRegoVersion: opts.v0Compatible ? 0 : 1 });
@@ -288,7 +295,7 @@ export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: 
       throw e;
     }
     for (const m of bundle.modules) result.modules.push({ file: m.path, text: m.text, ...(m.regoVersion !== undefined ? { v0Compatible: m.regoVersion === 0 } : {}) });
-    if (bundle.data instanceof RObject) mergeAt(result.data, [], bundle.data, path);
+    if (bundle.data instanceof RObject && bundle.data.size > 0) mergeAt(result.data, prefix, bundle.data, path);
     result.manifests[path] = bundle.manifest;
   }
   return result;

@@ -66,6 +66,13 @@ describe('eval -b bundle.tar.gz', () => {
     expect(r.code).toBe(0);
   });
 
+  it('loads an archive given with -d as well, under its prefix', async () => {
+    const r = await run('-d', join(dir, 'bundle.tar.gz'), '-f', 'raw', 'data.cfg.level');
+    expect(r.out).toBe('3\n');
+    const p = await run('-d', `x.y:${join(dir, 'bundle.tar.gz')}`, '-f', 'raw', 'data.x.y.cfg.level');
+    expect(p.out).toBe('3\n');
+  });
+
   it('names archive modules by their bundle path in errors', async () => {
     const r = await run('-b', join(dir, 'broken.tar.gz'), 'data.old');
     expect(r.code).toBe(1);
