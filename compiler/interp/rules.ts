@@ -11,6 +11,7 @@ import type { EvalContext } from '../../runtime/eval/context.js';
 import type { Interpreter, K } from './interpreter.js';
 import type { Slots } from './frames.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../ir/documents.js';
+import { dataRefText } from '../../runtime/value/format.js';
 
 const MAX_CALL_DEPTH = 2000;
 const IN_PROGRESS = Symbol('in-progress');
@@ -39,7 +40,7 @@ export class Rules {
       const rec = ip.rec;
       if (!rec || !d.src) return ip.block(d.body, 0, f, c, sink);
       rec.exprIndex.addRule(d.src);
-      const node = { type: 'rule', node: d.src, path: 'data.' + g.path.join('.') } as const;
+      const node = { type: 'rule', node: d.src, path: dataRefText(g.path) } as const;
       rec.emit('Enter', q, f, node, d.loc);
       return ip.block(d.body, 0, f, c, (f2, c2) => {
         rec.emit('Exit', q, f2, node, d.loc);
@@ -162,7 +163,7 @@ export class Rules {
   callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined {
     const g = this.ip.ir.groups[id]!;
     if (c.fnOverrides !== undefined) {
-      const name = 'data.' + g.path.join('.');
+      const name = dataRefText(g.path);
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
     return this.guard(() => orDefault(this.single(g, c, args, 'functions must not produce multiple outputs for same inputs'), g.default));

@@ -26,3 +26,12 @@ export function formatTerm(v: Value): string {
 export function formatPlain(v: Value): string {
   return typeof v === 'string' ? v : formatTerm(v);
 }
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** OPA's text of a ref under `data`: `data.a.b`, with `["c-d"]` for keys that are not identifiers. */
+export function dataRefText(path: readonly string[]): string {
+  let out = 'data';
+  for (const seg of path) out += IDENTIFIER.test(seg) ? '.' + seg : `[${JSON.stringify(seg)}]`;
+  return out;
+}

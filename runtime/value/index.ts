@@ -7,4 +7,4 @@ export { canonicalKey } from './key.js';
 export { fromJS, toJS, toJSONText, parseJSON, type JSONValue } from './json.js';
 export { JSONSyntaxError } from './json-parse.js';
 export { GO_MAX_NESTING_DEPTH, goEscapeHTML, goJSONCheckValid, goJSONDecode, goJSONError, goJSONValid, nestingDepth, type GoJSONMode, type GoJSONOutcome } from './go-json.js';
-export { formatTerm, formatPlain } from './format.js';
+export { formatTerm, formatPlain, dataRefText } from './format.js';
