@@ -4,7 +4,8 @@ import type { CompileOptions, EvalOptions, Policy, PrepareOptions, PreparedQuery
 import type { Body, Module } from './ast/nodes.js';
 import { RegoError, RegoErrors } from './source/diagnostics.js';
 import { parseModule, parseQuery } from './parser/index.js';
-import { compileStageMetric, runPasses } from './passes/index.js';
+import { compileStageMetric, PASSES, runPasses } from './passes/index.js';
+import { deepestRuleLocation, stackOverflowError } from './parser/depth.js';
 import { resolveRefs } from './passes/resolve-refs.js';
 import type { CompileState } from './passes/pass.js';
 import { PlanContext } from './plan/context.js';
@@ -37,8 +38,18 @@ export function compile(files: SourceFile[], opts: CompileOptions = {}): Compile
 
 /** Compile already-parsed modules (used by compile() and by tools that parse themselves). */
 export function compileModules(state: CompileState): CompiledPolicy {
-  runPasses(state);
-  return new CompiledPolicy(state);
+  // Last line of defence: a stack overflow in any pass or back end becomes a located
+  // rego_compile_error naming the stage (the parser's depth limits should prevent it).
+  let stage = PASSES[0]!.name;
+  try {
+    runPasses(state, (pass) => {
+      stage = PASSES[PASSES.indexOf(pass) + 1]?.name ?? 'codegen';
+    });
+    stage = 'codegen';
+    return new CompiledPolicy(state);
+  } catch (e) {
+    throw stackOverflowError(e, stage, () => deepestRuleLocation(state.modules));
+  }
 }
 
 export class CompiledPolicy implements Policy {
@@ -66,15 +77,15 @@ export class CompiledPolicy implements Policy {
   }
 
   private planBody(body: Body, text: string, stage: StageTimer): QueryPlan {
-    const resolved = stage('resolve_refs', () => resolveQuery(body));
     try {
+      const resolved = stage('resolve_refs', () => resolveQuery(body));
       const plan = stage('plan', () => planQuery(this.planContext, resolved, exprTexts(body, text)));
       const typeErrors = stage('check_types', () => checkBlockTypes(plan.body));
       if (typeErrors.length > 0) throw new RegoErrors(typeErrors);
       return stage('hoist_invariants', () => hoistQuery(plan));
     } catch (e) {
       if (e instanceof RegoError) throw new RegoErrors([e]);
-      throw e;
+      throw stackOverflowError(e, 'query', () => body[0]?.loc);
     }
   }
 
@@ -126,7 +137,12 @@ export class CompiledPolicy implements Policy {
 
   prepare(query: string, opts: PrepareOptions = {}): PreparedQuery {
     const plan = this.planQuery(query, opts.stageTimers);
-    const run = stageTimer(opts.stageTimers)('codegen', () => this.program.query(plan));
+    let run: ReturnType<Program['query']>;
+    try {
+      run = stageTimer(opts.stageTimers)('codegen', () => this.program.query(plan));
+    } catch (e) {
+      throw stackOverflowError(e, 'codegen', () => plan.exprs[0]?.loc);
+    }
     const exprMeta = plan.exprs.map((x) => ({ slot: x.slot, text: x.text, location: { row: x.loc.row, col: x.loc.col } }));
     return {
       vars: plan.vars.map((v) => v.name),

@@ -5,6 +5,7 @@ import type { Body, Module, Term } from '../ast/nodes.js';
 import { parseError, RegoError, RegoErrors } from '../source/diagnostics.js';
 import { MAX_INPUT_BYTES } from '../source/limits.js';
 import { ParseFailure, Parser, type ParserOptions } from './parser.js';
+import { depthError } from './depth.js';
 
 export interface ParseOptions extends ParserOptions {
   v0Compatible?: boolean;
@@ -31,6 +32,8 @@ function run<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) 
     const errs = [...p.errors].sort((a, b) => (a.location?.offset ?? 0) - (b.location?.offset ?? 0));
     throw new RegoErrors(errs);
   }
+  const deep = depthError(result as Module | Body | Term);
+  if (deep) throw new RegoErrors([deep]);
   return result;
 }
 

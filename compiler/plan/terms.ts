@@ -11,7 +11,7 @@ import { RObject, RSet, type Value } from '../../runtime/value/index.js';
 import type { Scope } from './scope.js';
 import { ROOT_VARS } from './scope.js';
 import type { BodyPlanner } from './body.js';
-import { Analyzer, sameConst } from './analyze.js';
+import { Analyzer, sameConst, withSlots } from './analyze.js';
 
 export class TermPlanner {
   private readonly analyzer: Analyzer;
@@ -313,7 +313,7 @@ export class TermPlanner {
 
   private evaluableAfterGens(t: Term): boolean {
     const g = this.analyzer.gens(t, this.bound);
-    return this.analyzer.evaluable(t, new Set([...this.bound, ...g]));
+    return this.analyzer.evaluable(t, withSlots(this.bound, g));
   }
 
   private readyToUnify(x: Term, y: Term): boolean {

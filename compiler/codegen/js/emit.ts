@@ -46,6 +46,9 @@ export interface EmitOptions {
   isSetGroup(id: number): boolean;
 }
 
+/** The rest of a block emitted by the loop in `block` rather than by the statement. */
+const EMPTY = new Code('');
+
 /** The per-iteration step count and deadline check. */
 const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
 
@@ -145,12 +148,32 @@ export class Emitter {
 
   /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */
   private block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code {
-    if (i >= stmts.length) return success(fail);
-    const s = stmts[i]!;
-    const firstIteration = first && (s.k === 'scan' || s.k === 'relation' || s.k === 'every');
-    const stillFirst = first && !firstIteration;
-    const rest = (label: Name): Code => this.block(stmts, i + 1, label, success, stillFirst);
-    return this.stmt(s, fail, rest, firstIteration);
+    // Straight-line statements (which emit the rest of the block last, under the same
+    // label) are emitted in a loop; only loops recurse, so a long body cannot
+    // overflow the stack and its source is joined once.
+    const parts: Code[] = [];
+    for (; i < stmts.length; i++) {
+      const s = stmts[i]!;
+      const firstIteration = first && (s.k === 'scan' || s.k === 'relation' || s.k === 'every');
+      const stillFirst = first && !firstIteration;
+      if (this.isLoop(s, firstIteration)) {
+        const at = i;
+        parts.push(this.stmt(s, fail, (label) => this.block(stmts, at + 1, label, success, stillFirst), firstIteration));
+        return join(parts);
+      }
+      parts.push(this.stmt(s, fail, () => EMPTY, firstIteration));
+      first = stillFirst;
+    }
+    parts.push(success(fail));
+    return join(parts);
+  }
+
+  /** Statements that put the rest of the block inside a loop (or a generator callback). */
+  private isLoop(s: Stmt, firstIteration: boolean): boolean {
+    if (s.k === 'relation') return true;
+    if (s.k !== 'scan') return false;
+    if (firstIteration && this.opts.generators && s.source.k === 'rule' && this.opts.isSetGroup(s.source.group)) return true;
+    return s.key.k !== 'value';
   }
 
   private stmt(s: Stmt, fail: Name, rest: (fail: Name) => Code, firstIteration: boolean): Code {
