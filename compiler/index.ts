@@ -12,3 +12,5 @@ export { formatModule } from './ast/print.js';
 export { mapTerm, mapBody } from './ast/transform.js';
 export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJSON, prettyTrace, EXPLAIN_MODES, type TraceEvent, type ExplainMode, type TracedResult, type InterpretedQuery } from './interp/index.js';
 export { strictChecks } from './strict/index.js';
+/** Data filters (SQL / UCAST) from partial-evaluation residuals: compiler/filters. */
+export * as filters from './filters/index.js';

@@ -12,6 +12,7 @@ import { registerHealthRoutes } from './api/health.js';
 import { createRegistry, registerMetricsRoutes } from './api/metrics.js';
 import { registerPolicyRoutes } from './api/policies.js';
 import { registerQueryRoutes } from './api/query.js';
+import { registerCompileFilterRoutes } from './api/compile-filters.js';
 import { sendAnyError } from './api/reply.js';
 import { registerStatusRoutes } from './api/status.js';
 import { authorize } from './auth/authorize.js';
@@ -155,6 +156,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   registerDataRoutes(app, ctx);
   registerPolicyRoutes(app, ctx);
   registerQueryRoutes(app, ctx);
+  registerCompileFilterRoutes(app, ctx);
   registerHealthRoutes(app, ctx);
   registerConfigRoutes(app, ctx);
   registerStatusRoutes(app, ctx);

@@ -164,6 +164,8 @@ export interface Annotation {
   authors?: { name?: string; email?: string }[];
   schemas?: { path: string; schema?: unknown; definition?: unknown }[];
   custom?: Record<string, unknown>;
+  /** OPA ≥ 1.9's `compile:` block (`unknowns`, `mask_rule`), read by the data-filter API (compiler/filters). */
+  compile?: Record<string, unknown>;
   loc: Location;
 }
 

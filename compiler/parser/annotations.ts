@@ -143,6 +143,8 @@ function parseAnnotation(p: Parser, block: Block): Annotation {
     if (!r.custom || typeof r.custom !== 'object' || Array.isArray(r.custom)) fail('invalid custom annotation: must be a map');
     a.custom = r.custom as Record<string, unknown>;
   }
+  // `compile:` (unknowns, mask_rule) is kept as written; compiler/filters validates it when used.
+  if (r.compile && typeof r.compile === 'object' && !Array.isArray(r.compile)) a.compile = r.compile as Record<string, unknown>;
   return a;
 }
 

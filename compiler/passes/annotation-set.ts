@@ -88,6 +88,24 @@ export class AnnotationSet {
     return out;
   }
 
+  /**
+   * The blocks of chain() as parsed (rule scope closest first, then document,
+   * package, subpackages innermost first): the data-filter API reads their
+   * `compile:` keys (compiler/filters/annotations.ts).
+   */
+  chainAnnotations(rule: Rule, pkg: string[], path: string[]): Annotation[] {
+    const out = this.ruleScope(rule).map((e) => e.a);
+    const doc = this.byPath.get(key(path));
+    if (doc) out.push(doc.a);
+    const pkgEntry = this.byPackage.get(key(pkg));
+    if (pkgEntry) out.push(pkgEntry.a);
+    for (let n = pkg.length; n > 0; n--) {
+      const sub = this.byPath.get(key(pkg.slice(0, n)));
+      if (sub) out.push(sub.a);
+    }
+    return out;
+  }
+
   /** OPA's rego.metadata.rule(): the rule-scope block closest to the rule, or {}. */
   rule(rule: Rule): Json {
     const first = this.ruleScope(rule)[0];

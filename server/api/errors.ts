@@ -1,7 +1,7 @@
 // The one place where errors become HTTP responses (OPA's writer.ErrorAuto plus the
 // handlers' explicit cases). Every API error body is `{code, message, errors?}`,
 // pretty-printed with a trailing newline, as OPA's ErrorV1 is.
-import { EvalError, RegoError, RegoErrors } from '../../compiler/index.js';
+import { EvalError, RegoError, RegoErrors, filters } from '../../compiler/index.js';
 import { OwnershipError, StorageError } from '../../runtime/index.js';
 import { BadRequestError, BundleActivationError, PathConflictError, PolicyCompileError } from '../engine/errors.js';
 import { PhaseError } from '../engine/evaluate.js';
@@ -76,6 +76,9 @@ export function toApiError(e: unknown, context: ErrorContext = 'data'): ApiError
     return new ApiError(500, 'internal_error', e.inner instanceof Error ? e.inner.message : String(e.inner));
   }
   if (e instanceof EvalError) return new ApiError(500, 'internal_error', MSG.evalQuery, [e.toJSON()]);
+  // Data filters (api/compile-filters.ts): fragment-check and annotation errors are the request's; the rest (targets, mappings, translation) OPA's generic 500.
+  if (e instanceof filters.FilterASTErrors) return new ApiError(400, 'evaluation_error', MSG.evalQuery, e.errors.map((x) => x.toJSON()));
+  if (e instanceof filters.FilterError) return new ApiError(500, 'internal_error', e.message);
   if (e instanceof StorageError) {
     const text = `${e.code}: ${e.message}`;
     switch (e.code) {

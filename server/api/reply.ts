@@ -65,6 +65,11 @@ export function sendJSON(req: FastifyRequest, reply: FastifyReply, status: numbe
   return send(req, reply, status, 'application/json', text);
 }
 
+/** JSON under another media type (the Compile API's `application/vnd.opa.*+json` replies), gzip as sendJSON. */
+export function sendTyped(req: FastifyRequest, reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
+  return send(req, reply, status, contentType, text);
+}
+
 export function sendEmpty(reply: FastifyReply, status: number): FastifyReply {
   return reply.code(status).send();
 }

@@ -1,0 +1,199 @@
+// Data filters: POST and GET /v1/compile/{path} (OPA's v1CompileFilters). The
+// document at `data.<path>` is partially evaluated with the unknowns (request
+// `unknowns`, else the `compile:` annotations of the rule; no default to `input`)
+// and translated into the filter the Accept header asks for:
+//   application/vnd.opa.sql.{postgresql,mysql,sqlserver,sqlite}+json → WHERE text
+//   application/vnd.opa.ucast.{all,minimal,prisma,linq}+json        → UCAST tree
+//   application/vnd.opa.multitarget+json → several, from options.targetDialects
+// The reply's Content-Type repeats the Accept value. Order of the steps as OPA:
+// body, path, annotations (only when the request leaves unknowns or the mask rule
+// open), Accept header, prepare (cached: compile-filters-cache.ts), masks, partial
+// evaluation, fragment checks, translation. Replies: `{"result": {query, masks?}}`,
+// `{}` for an unconditional NO (multitarget: the target is left out), `""`/`{}` as
+// the query for an unconditional YES. Errors go through api/errors.ts: header and
+// body problems 400 invalid_parameter, fragment/annotation errors 400
+// evaluation_error, translation and target problems 500 internal_error.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { filters as f, RegoError, RegoErrors } from '../../compiler/index.js';
+import * as compiler from '../../compiler/index.js';
+import { fromJS, type Value } from '../../runtime/index.js';
+import { documentMember, goTypeMismatch, requestDocument } from './body.js';
+import { FilterCaches } from './compile-filters-cache.js';
+import { RequestMetrics, type ServerContext } from './context.js';
+import { ApiError, badRequest } from './errors.js';
+import { ValueJSON, stringify } from './json.js';
+import { QueryParams, pathSegments } from './params.js';
+import { sendTyped } from './reply.js';
+
+const PREFIX = '/v1/compile';
+const DECODE = 'error(s) occurred while decoding request';
+
+/** The partial evaluator of compiler/partial, when the compiler provides it. */
+export function partialEvaluator(): f.PartialEvalFn | undefined {
+  return (compiler as unknown as { partialEval?: f.PartialEvalFn }).partialEval;
+}
+
+/** What the filters route reads from a request body. */
+export interface FilterRequestBody {
+  input?: Value;
+  unknowns?: string[];
+  disableInlining?: string[];
+  mappings?: Record<string, unknown> | null;
+  targetDialects?: string[];
+  maskRule?: string;
+}
+
+function stringList(v: unknown, field: string): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest(`${DECODE}: ${goTypeMismatch(v, `Go struct field ${field} of type []string`)}`);
+  return v as string[];
+}
+
+/** Decode the body as OPA's CompileFiltersRequestV1 (an empty body is an empty request). */
+export function readFilterBody(ctx: ServerContext, req: FastifyRequest): FilterRequestBody {
+  const doc = requestDocument(req, ctx.limits, DECODE);
+  if (doc === undefined || doc.js === null) return {};
+  if (typeof doc.js !== 'object' || Array.isArray(doc.js)) throw badRequest(`${DECODE}: ${goTypeMismatch(doc.js, 'Go value of type server.CompileFiltersRequestV1')}`);
+  const js = doc.js as Record<string, unknown>;
+  const out: FilterRequestBody = {};
+  const input = documentMember(doc, 'input');
+  if (input !== undefined && input.js !== null) out.input = input.exact ?? fromJS(input.js as never);
+  const unknowns = stringList(js.unknowns, 'CompileFiltersRequestV1.unknowns');
+  if (unknowns) out.unknowns = unknowns;
+  const options = js.options;
+  if (options !== undefined && options !== null) {
+    if (typeof options !== 'object' || Array.isArray(options)) throw badRequest(`${DECODE}: ${goTypeMismatch(options, 'Go struct field CompileFiltersRequestV1.options of type struct')}`);
+    const o = options as Record<string, unknown>;
+    const di = stringList(o.disableInlining, 'CompileFiltersRequestV1.options.disableInlining');
+    if (di) out.disableInlining = di;
+    const td = stringList(o.targetDialects, 'CompileFiltersRequestV1.options.targetDialects');
+    if (td) out.targetDialects = td;
+    const m = o.targetSQLTableMappings;
+    if (m !== undefined && m !== null) {
+      if (typeof m !== 'object' || Array.isArray(m)) throw badRequest(`${DECODE}: ${goTypeMismatch(m, 'Go struct field CompileFiltersRequestV1.options.targetSQLTableMappings of type map[string]interface {}')}`);
+      out.mappings = m as Record<string, unknown>;
+    }
+    if (o.maskRule !== undefined && o.maskRule !== null) {
+      if (typeof o.maskRule !== 'string') throw badRequest(`${DECODE}: ${goTypeMismatch(o.maskRule, 'Go struct field CompileFiltersRequestV1.options.maskRule of type string')}`);
+      if (o.maskRule !== '') out.maskRule = o.maskRule;
+    }
+  }
+  return out;
+}
+
+/** The Accept header check (OPA's sanitizeHeader): exactly one known media type. */
+export function acceptedMediaType(req: FastifyRequest): string {
+  const raw = req.headers.accept;
+  const accept = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+  if (accept === '') throw badRequest('Accept header: missing required header');
+  if (accept.includes(',')) throw badRequest('Accept header: multiple headers not supported');
+  if (accept !== 'application/json' && !(accept in f.MEDIA_TYPES)) throw badRequest(`Accept header: unsupported header: ${accept}`);
+  return accept;
+}
+
+/** A request's maskRule option as a data path (relative names are in the URL path's package). */
+function requestMaskRule(rule: string, path: string[]): string[] {
+  const full = rule.startsWith('data.') ? rule : `${f.dataRefText(path.slice(0, -1))}.${rule}`;
+  const p = f.dataPath(full);
+  if (!p) throw badRequest(`error(s) occurred while parsing mask_rule name: ${rule}`);
+  return p;
+}
+
+/** The UCAST tree as JSON for the reply (values exact, `{field}` for column refs, `{}` for YES). */
+function ucastJSON(node: f.UcastNode | undefined): unknown {
+  if (node === undefined) return {};
+  if (node.type === 'compound') return { type: 'compound', operator: node.operator, value: node.value.map(ucastJSON) };
+  const v = node.value;
+  return { type: 'field', field: node.field, operator: node.operator, value: v instanceof f.FieldRef ? { field: v.field } : new ValueJSON(v) };
+}
+
+function resultJSON(t: f.TargetFilter): unknown {
+  if (!t.query) return undefined;
+  const query = 'sql' in t.query ? t.query.sql : ucastJSON(t.query.ucast);
+  return { query, masks: t.masks !== undefined ? new ValueJSON(t.masks) : undefined };
+}
+
+const MULTI_KEYS = ['ucast', 'postgresql', 'mysql', 'sqlserver', 'sqlite'];
+
+async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const metrics = new RequestMetrics();
+  const timers: Record<string, number> = {};
+  metrics.add(timers);
+  let t = process.hrtime.bigint();
+  const body = readFilterBody(ctx, req);
+  const path = pathSegments(req.url, PREFIX);
+  if (path.length === 0) throw badRequest("missing required 'path' parameter");
+  let unknowns: string[] | undefined;
+  if (body.unknowns && body.unknowns.length > 0) {
+    try {
+      unknowns = f.parseUnknowns(body.unknowns);
+    } catch (e) {
+      throw badRequest((e as Error).message);
+    }
+  }
+  let maskRule = body.maskRule !== undefined ? requestMaskRule(body.maskRule, path) : undefined;
+  timers.timer_rego_query_parse_ns = Number(process.hrtime.bigint() - t);
+  if (unknowns === undefined || maskRule === undefined) {
+    t = process.hrtime.bigint();
+    const found = caches.annotations(path);
+    unknowns ??= found.unknowns;
+    maskRule ??= found.maskRule;
+    timers.timer_compile_extract_annotations_unknowns_ns = Number(process.hrtime.bigint() - t);
+  }
+  const accept = acceptedMediaType(req);
+  const selected = accept === 'application/json' ? { target: '', dialect: '' } : f.MEDIA_TYPES[accept]!;
+  const multi = selected === 'multi';
+  const targets = multi ? f.parseTargetDialects(body.targetDialects ?? []) : [selected];
+  t = process.hrtime.bigint();
+  const { prepared, hit } = caches.prepared({
+    path,
+    targets,
+    unknowns,
+    ...(maskRule ? { maskRule } : {}),
+    ...(body.mappings !== undefined ? { mappings: body.mappings } : {}),
+    ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}),
+  });
+  timers.timer_compile_prep_partial_ns = Number(process.hrtime.bigint() - t);
+  if (hit) timers.counter_compile_prepared_cache_hit = 1;
+  const partialEval = partialEvaluator();
+  if (!partialEval) throw new f.FilterError('partial evaluation is not available in this build');
+  const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
+  const run = runCompile(() => f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}) }));
+  Object.assign(timers, run.timers);
+  let result: unknown;
+  if (multi) {
+    const out: Record<string, unknown> = {};
+    for (const tf of run.filters) {
+      const key = tf.target === 'ucast' ? 'ucast' : tf.dialect;
+      if (tf.target === 'ucast' && 'ucast' in out) continue; // one UCAST representation
+      if (tf.target === 'ucast') out.ucast = resultJSON(tf);
+      else if (MULTI_KEYS.includes(key)) out[key] = resultJSON(tf);
+    }
+    result = Object.fromEntries(MULTI_KEYS.map((k) => [k, out[k]]));
+  } else result = resultJSON(run.filters[0]!);
+  const withMetrics = params.bool('metrics') || params.bool('instrument');
+  const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined }, params.bool('pretty'));
+  return sendTyped(req, reply, 200, accept, text);
+}
+
+/** Partial evaluation's compile-time errors are request errors (OPA: 400 evaluation_error). */
+function runCompile(fn: () => f.FilterRun): f.FilterRun {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RegoErrors || e instanceof RegoError) {
+      const errs = e instanceof RegoErrors ? e.errors : [e];
+      throw new ApiError(400, 'evaluation_error', 'error(s) occurred while evaluating query', errs.map((x) => x.toJSON()));
+    }
+    throw e;
+  }
+}
+
+export function registerCompileFilterRoutes(app: FastifyInstance, ctx: ServerContext): FilterCaches {
+  const caches = new FilterCaches(ctx.engine);
+  const config = { handler: 'v1/compile' };
+  app.route({ method: ['GET', 'POST'], url: `${PREFIX}/*`, config, handler: (req, reply) => handle(ctx, caches, req, reply) });
+  return caches;
+}
+
