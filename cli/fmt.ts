@@ -1,16 +1,18 @@
-// `regent fmt [-w] [-l] [-d|--diff] [--fail] [--v0-compatible] [--rego-v1] [PATH…]`,
+// `regent fmt [-w] [-l] [-d|--diff] [--fail] [--v0-compatible] [--v0-v1] [PATH…]`,
 // as `opa fmt`: without paths, format stdin to stdout; with paths (files or
 // directories, .rego files found recursively), print each formatted file, or with
 // -w overwrite it, -l list the files whose formatting would change, -d print a
 // line diff of the change. --fail exits 2 when a file would change. Errors print
-// to stderr (exit 1 for stdin, 2 for files, as OPA). Formatting is the canonical v1
-// printer (compiler/ast/print.ts); with --v0-compatible or --rego-v1 the input is
-// read as Rego v0 and printed in v1 syntax with `import rego.v1` added, which both
-// v0 and v1 accept. The result is re-parsed to check it (--check-result, default on).
+// to stderr (exit 1 for stdin, 2 for files, as OPA). Modes, as OPA's: the default
+// reads and prints Rego v1; --v0-compatible reads and prints Rego v0;
+// --v0-v1 (old name --rego-v1) reads v0 (v1 with --v1-compatible) and prints v1
+// with `import rego.v1`, which both accept. The printer is compiler/ast/fmt-module.ts;
+// the result is re-parsed in the output's version (--check-result, default on).
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Import, Module } from '../compiler/ast/nodes.js';
-import { formatModule } from '../compiler/ast/print.js';
+import { formatModuleSource, type FormatMode } from '../compiler/ast/fmt-module.js';
 import { parseModule } from '../compiler/index.js';
+import { RegoErrors } from '../compiler/source/diagnostics.js';
+import { deprecatedBuiltinErrors } from '../compiler/strict/index.js';
 import { UsageError, bool, formatHelp, parseArgs, type FlagSpec } from './args.js';
 import { LoadError, findRegoFiles } from './loader.js';
 import { errorsText, toOutputErrors, type IO } from './output.js';
@@ -20,52 +22,55 @@ export const FMT_FLAGS: FlagSpec[] = [
   { name: 'list', short: 'l', type: 'boolean', description: 'list all files who would change when formatted' },
   { name: 'diff', short: 'd', type: 'boolean', description: 'only display a diff of the changes' },
   { name: 'fail', type: 'boolean', description: 'non zero exit code on reformat' },
-  { name: 'v0-compatible', type: 'boolean', description: 'read Rego v0 and format it to be compatible with v0 and v1' },
-  { name: 'rego-v1', type: 'boolean', description: 'format module(s) to be compatible with both Rego v0 and v1' },
-  { name: 'v1-compatible', type: 'boolean', description: 'read Rego v1 (the default)' },
-  { name: 'check-result', type: 'boolean', description: 'assert that the formatted code is valid (default true; --no-check-result)' },
+  { name: 'v0-v1', type: 'boolean', description: 'format module(s) to be compatible with both Rego v0 and v1' },
+  { name: 'rego-v1', type: 'boolean', description: 'deprecated name of --v0-v1' },
+  { name: 'v0-compatible', type: 'boolean', description: 'opt-in to OPA features and behaviors prior to the OPA v1.0 release' },
+  { name: 'v1-compatible', type: 'boolean', description: 'opt-in to OPA features and behaviors that are enabled by default in OPA v1.0' },
+  { name: 'check-result', type: 'boolean', description: 'assert that the formatted code is valid and can be successfully parsed (default true)' },
+  { name: 'drop-v0-imports', type: 'boolean', description: "drop v0 imports from the formatted code, such as 'rego.v1' and 'future.keywords'" },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for fmt' },
 ];
 
 const USAGE = 'regent fmt [flags] [path [...]]';
-const DESCRIPTION = 'Format Rego source files. Without paths, stdin is formatted to stdout.';
+const DESCRIPTION = `Format Rego source files. Without paths, stdin is formatted to stdout.
+
+  regent fmt                  v1 Rego is formatted to v1 (v0 Rego is rejected)
+  regent fmt --v0-compatible  v0 Rego is formatted to v0 (v1 Rego is rejected)
+  regent fmt --v0-v1          v0 Rego is formatted to be compatible with v0 and v1
+  regent fmt --v0-v1 --v1-compatible  the same from v1 Rego`;
 
 export interface FormatOptions {
-  /** Read Rego v0; the output gets `import rego.v1` so v0 and v1 both accept it. */
+  /** Read and print Rego v0 (`--v0-compatible`). */
   v0Compatible?: boolean;
+  /** Print v1 with `import rego.v1`, compatible with v0 and v1 (`--v0-v1`); reads v0 unless `v1Compatible`. */
+  v0v1?: boolean;
+  /** With `v0v1`: read Rego v1. */
+  v1Compatible?: boolean;
+  /** Drop `import rego.v1` / `future.keywords` imports (v1 output). */
+  dropV0Imports?: boolean;
   /** Re-parse the output and throw if it does not parse (default true). */
   checkResult?: boolean;
 }
 
 export class FormatError extends Error {}
 
-function hasRegoV1Import(m: Module): boolean {
-  return m.imports.some((i) => i.path.kind === 'ref' && i.path.head.kind === 'var' && i.path.head.name === 'rego' &&
-    i.path.path.length === 1 && i.path.path[0]!.kind === 'string' && i.path.path[0]!.value === 'v1');
-}
-
-function withRegoV1Import(m: Module): Module {
-  if (hasRegoV1Import(m)) return m;
-  const l = { ...m.package.loc, offset: m.package.loc.offset + 1 };
-  const imp: Import = {
-    kind: 'import',
-    path: { kind: 'ref', head: { kind: 'var', name: 'rego', loc: l }, path: [{ kind: 'string', value: 'v1', loc: l }], loc: l },
-    loc: l,
-  };
-  return { ...m, imports: [imp, ...m.imports] };
-}
-
 /** Format Rego source text. Throws RegoErrors for parse errors. */
 export function formatSource(text: string, file: string, opts: FormatOptions = {}): string {
-  const v0 = opts.v0Compatible === true;
-  let m = parseModule(text, file, { v0Compatible: v0 });
-  if (v0) m = withRegoV1Import(m);
-  const out = formatModule(m);
+  const mode: FormatMode = opts.v0v1 ? 'v0-v1' : opts.v0Compatible ? 'v0' : 'v1';
+  const readV0 = opts.v0Compatible === true || (opts.v0v1 === true && opts.v1Compatible !== true);
+  const m = parseModule(text, file, { v0Compatible: readV0 });
+  if (mode !== 'v0') {
+    // OPA's CheckRegoV1: Rego v1 has no deprecated builtins
+    const errs = deprecatedBuiltinErrors(m);
+    if (errs.length > 0) throw new RegoErrors(errs);
+  }
+  const out = formatModuleSource(m, text, { mode, dropV0Imports: opts.dropV0Imports });
   if (opts.checkResult !== false) {
     try {
-      parseModule(out, 'formatted', { v0Compatible: v0 });
+      parseModule(out, 'formatted', { v0Compatible: mode === 'v0' });
     } catch (e) {
-      throw new FormatError(`${file} was successfully formatted, but the result is invalid: ${errorsText(toOutputErrors(e))}`);
+      throw new FormatError(`${file} was successfully formatted, but the result is invalid: ${errorsText(toOutputErrors(e))}\n\n` +
+        'To inspect the formatted Rego, you can turn off this check with --check-result=false.');
     }
   }
   return out;
@@ -90,7 +95,10 @@ export function fmtCommand(argv: string[], io: IO): number {
     return 2;
   }
   const opts: FormatOptions = {
-    v0Compatible: bool(args, 'v0-compatible') || bool(args, 'rego-v1'),
+    v0Compatible: bool(args, 'v0-compatible'),
+    v0v1: bool(args, 'v0-v1') || bool(args, 'rego-v1'),
+    v1Compatible: bool(args, 'v1-compatible'),
+    dropV0Imports: bool(args, 'drop-v0-imports'),
     checkResult: !argv.some((a) => a === '--no-check-result' || a === '--check-result=false'),
   };
   if (args.positionals.length === 0) {

@@ -1,4 +1,6 @@
-// Canonical Rego v1 printer (`regent fmt`): tabs for indentation, `if` before every
+// Canonical Rego v1 printer of an AST alone (`regent parse` dumps, messages, the
+// pass dumps; `regent fmt` uses fmt-module.ts, which also reads the source text to
+// lay code out as `opa fmt`): tabs for indentation, `if` before every
 // body, `contains` for multi-value rules, operators printed infix with the minimal
 // parentheses OPA's precedence requires. Comments are re-emitted in source order:
 // full-line comments before the statement/expression that follows them, end-of-line

@@ -1,6 +1,8 @@
-// `regent fmt` (cli/fmt.ts) over the canonical printer: fmt(fmt(x)) === fmt(x) for
-// every module of OPA's v1 conformance suite, and the -w/-l/-d/--fail/stdin and
-// --v0-compatible behaviours of `opa fmt`.
+// `regent fmt` (cli/fmt.ts over compiler/ast/fmt-module.ts): fmt(fmt(x)) === fmt(x)
+// for every module of OPA's v1 conformance suite; OPA's layout rules (comments and
+// blank lines kept, one-line `if` bodies, implied `= true` dropped, else, with,
+// composites); the modes (v1, --v0-compatible keeps v0, --v0-v1 converts); and the
+// -w/-l/-d/--fail/stdin behaviours of `opa fmt`.
 import { describe, it, expect } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,16 +67,54 @@ describe('formatSource', () => {
   it('keeps composites written over several lines multi-line, one source row per line', () => {
     const src = 'package p\n\nx := [1, 2,\n3]\n\ny := {"a": 1, "b": {\n"c": [1,\n2]}}\n\nz := [1, 2]\n';
     const out = formatSource(src, 'a.rego');
-    expect(out).toBe('package p\n\nx := [\n\t1, 2,\n\t3,\n]\n\ny := {"a": 1, "b": {"c": [\n\t1,\n\t2,\n]}}\n\nz := [1, 2]\n');
+    expect(out).toBe('package p\n\nx := [\n\t1, 2,\n\t3,\n]\n\ny := {"a": 1, "b": {\n\t"c": [\n\t\t1,\n\t\t2,\n\t],\n}}\n\nz := [1, 2]\n');
     expect(formatSource(out, 'a.rego')).toBe(out);
+    // a comment on the opening row moves to the end of the first line of elements (as OPA)
     const body = formatSource('package p\n\nq if {\n\tx := [1, # c\n\t2]\n\tx[0] == 1\n}\n', 'a.rego');
-    expect(body).toBe('package p\n\nq if {\n\tx := [ # c\n\t\t1,\n\t\t2,\n\t]\n\tx[0] == 1\n}\n');
+    expect(body).toBe('package p\n\nq if {\n\tx := [\n\t\t1, # c\n\t\t2,\n\t]\n\tx[0] == 1\n}\n');
     expect(formatSource(body, 'a.rego')).toBe(body);
   });
 
-  it('formats v0 input with --v0-compatible, adding import rego.v1', () => {
-    const out = formatSource('package p\n\np[x] { x = 1 }\n', 'a.rego', { v0Compatible: true });
-    expect(out).toBe('package p\n\nimport rego.v1\n\np contains x if {\n\tx = 1\n}\n');
+  it('keeps a blank line after a comment block not directly above the next statement', () => {
+    const src = '# Licence\n# text\n\npackage p\n\n# doc\nallow := true\n';
+    expect(formatSource(src, 'a.rego')).toBe(src);
+    expect(formatSource('# Licence\n\n\n\npackage p\n# doc\n\n\nallow := true', 'a.rego')).toBe(
+      '# Licence\n\npackage p\n\n# doc\n\nallow := true\n');
+  });
+
+  it('keeps one-line if bodies, bodiless values and blank lines between expressions', () => {
+    const src = 'package p\n\nallow := true\n\nok if input.x == 1\n\nq if {\n\tinput.a\n\n\tinput.b\n}\n';
+    expect(formatSource(src, 'a.rego')).toBe(src);
+    expect(formatSource('package p\nok if { input.x == 1 }\n\nr if {\n input.x\n}', 'a.rego')).toBe(
+      'package p\n\nok if input.x == 1\n\nr if {\n\tinput.x\n}\n');
+  });
+
+  it('groups adjacent one-line rules and drops an implied := true', () => {
+    const out = formatSource('package p\na := 1\nb := 2\n\nc := 3\np := true if input.x\n', 'a.rego');
+    expect(out).toBe('package p\n\na := 1\nb := 2\n\nc := 3\np if input.x\n');
+  });
+
+  it('parenthesises nested infix calls as OPA does, and only where needed at the top', () => {
+    const out = formatSource('package p\n\nq if {\n\ty := x + 1 + 2\n\tx + 1 > 2\n\tplus(1, 2, z)\n\tf((a + b) / 2)\n}\n', 'a.rego');
+    expect(out).toBe('package p\n\nq if {\n\ty := (x + 1) + 2\n\tx + 1 > 2\n\tz = 1 + 2\n\tf((a + b) / 2)\n}\n');
+  });
+
+  it('keeps strings as written and moves with modifiers only to indented lines', () => {
+    const src = 'package p\n\ns := ["\\u00e9", `a\\b`]\n\nt if {\n\tinput.x with input as 1\n\t\twith data.y as 2\n}\n';
+    expect(formatSource(src, 'a.rego')).toBe(src);
+  });
+
+  it('keeps v0 syntax with --v0-compatible', () => {
+    const src = 'package p\n\np[x] { x = 1 }\nallow = true { input.x }\naccept("RunAsAny", _)\nf(x) = y { y := x }\n';
+    expect(formatSource(src, 'a.rego', { v0Compatible: true })).toBe(
+      'package p\n\np[x] {\n\tx = 1\n}\n\nallow {\n\tinput.x\n}\n\naccept("RunAsAny", _)\n\nf(x) = y {\n\ty := x\n}\n');
+    expect(() => formatSource('package p\n\np contains 1 if true\n', 'a.rego', { v0Compatible: true })).toThrow();
+  });
+
+  it('converts v0 to v1 with import rego.v1 with --v0-v1', () => {
+    const out = formatSource('package p\n\nimport future.keywords.in\n\np[x] { x = 1 }\n\naccept("RunAsAny", _)\n', 'a.rego', { v0v1: true });
+    expect(out).toBe('package p\n\nimport rego.v1\n\np contains x if x = 1\n\naccept("RunAsAny", _) := true\n');
+    expect(formatSource(out, 'a.rego')).toBe(out);
   });
 
   it('throws on parse errors', () => {
@@ -122,6 +162,8 @@ describe('regent fmt', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^failed to format Rego source file: /);
     expect(run(['--v0-compatible', f]).code).toBe(0);
+    expect(run(['--v0-v1', f]).out).toBe('package p\n\nimport rego.v1\n\np contains x if x = 1\n');
+    expect(run(['--rego-v1', f]).code).toBe(0);
   });
 });
 
