@@ -137,7 +137,7 @@ export class Analyzer {
   }
 
   /** Unbound vars in pattern positions of a term (var, array items, object values). */
-  patternSlots(t: Term, bound: Set<number>, out = new Set<number>()): Set<number> {
+  patternSlots(t: Term, bound: SlotTest, out = new Set<number>()): Set<number> {
     if (t.kind === 'var') {
       const s = this.slot(t.name);
       if (s !== undefined && !bound.has(s) && !ROOT_VARS.has(t.name)) out.add(s);
@@ -146,19 +146,19 @@ export class Analyzer {
     return out;
   }
 
-  evaluable(t: Term, bound: Set<number>): boolean {
+  evaluable(t: Term, bound: SlotTest): boolean {
     for (const s of this.slotsIn(t)) if (!bound.has(s)) return false;
     return true;
   }
 
-  isUnboundVar(t: Term, bound: Set<number>): boolean {
+  isUnboundVar(t: Term, bound: SlotTest): boolean {
     if (t.kind !== 'var' || ROOT_VARS.has(t.name)) return false;
     const s = this.slot(t.name);
     return s !== undefined && !bound.has(s);
   }
 
   /** Slots that unifying a with b binds, given `bound`. */
-  unifyOuts(a: Term, b: Term, bound: Set<number>): Set<number> {
+  unifyOuts(a: Term, b: Term, bound: SlotTest): Set<number> {
     const outs = new Set<number>();
     const all = () => withSlots(bound, outs);
     let changed = true;
@@ -336,13 +336,18 @@ function union(a: Set<number>, b: Set<number>): Set<number> {
   return new Set([...a, ...b]);
 }
 
+/** Membership test over bound slots (a Set, or a union view from `withSlots`). */
+export interface SlotTest {
+  has(slot: number): boolean;
+}
+
 /**
- * `bound ∪ extra` for read-only use: `bound` itself when `extra` is empty, which it
- * nearly always is, so analyzing an expression does not copy every slot the body
- * has bound so far (which made long bodies plan in quadratic time or worse).
+ * `bound ∪ extra` as a membership test, without copying: analyzing an expression
+ * must not copy every slot the body has bound so far (which made long bodies plan
+ * in quadratic time or worse).
  */
-export function withSlots(bound: Set<number>, extra: Set<number>): Set<number> {
-  return extra.size === 0 ? bound : new Set([...bound, ...extra]);
+export function withSlots(bound: SlotTest, extra: SlotTest & { size: number }): SlotTest {
+  return extra.size === 0 ? bound : { has: (s) => bound.has(s) || extra.has(s) };
 }
 
 function minus(a: Set<number>, b: Set<number>): Set<number> {

@@ -45,36 +45,61 @@ export class BodyPlanner {
   }
 
   private schedule(body: Body, analyzer: Analyzer, bound: Set<number>): number[] {
-    const remaining = body.map((_, i) => i);
     const order: number[] = [];
     const B = new Set(bound);
-    // An expression found unsafe is analyzed again only after one of its slots got
-    // bound (its analysis depends on nothing else), so a long body written in
-    // reverse order plans in about linear time instead of cubic.
-    const boundAt = new Map<number, number>();
-    const stale = new Map<number, { slots: number[]; at: number }>();
-    let binds = 0;
-    while (remaining.length > 0) {
+    // Each round takes the first expression, in body order, that is safe now. One
+    // found unsafe is parked until one of its slots gets bound (its analysis depends
+    // on nothing else), so a long body written in reverse order plans in about
+    // linear time instead of cubic. `fresh` holds the unparked candidates sorted
+    // descending, so pop() gives the first in body order.
+    const fresh = body.map((_, i) => body.length - 1 - i);
+    const waiting = new Map<number, number[]>();
+    const parked = new Uint8Array(body.length);
+    const done = new Uint8Array(body.length);
+    const wake = (s: number): void => {
+      const ws = waiting.get(s);
+      if (!ws) return;
+      waiting.delete(s);
+      for (const x of ws) {
+        if (!parked[x] || done[x]) continue;
+        parked[x] = 0;
+        let lo = 0;
+        let hi = fresh.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (fresh[mid]! > x) lo = mid + 1;
+          else hi = mid;
+        }
+        fresh.splice(lo, 0, x);
+      }
+    };
+    while (order.length < body.length) {
       let picked = -1;
-      for (let j = 0; j < remaining.length; j++) {
-        const prev = stale.get(remaining[j]!);
-        if (prev && !prev.slots.some((s) => (boundAt.get(s) ?? -1) >= prev.at)) continue;
-        analyzer.scope.cursor = remaining[j]!;
-        const a = analyzer.analyze(body[remaining[j]!]!, B);
+      while (fresh.length > 0) {
+        const i = fresh.pop()!;
+        analyzer.scope.cursor = i;
+        const a = analyzer.analyze(body[i]!, B);
         if ([...a.needs].every((s) => B.has(s))) {
-          picked = j;
-          a.outs.forEach((s) => (B.add(s), boundAt.set(s, binds)));
-          binds++;
+          picked = i;
+          a.outs.forEach((s) => B.add(s));
+          a.outs.forEach(wake);
           break;
         }
-        stale.set(remaining[j]!, { slots: [...a.needs, ...a.outs], at: binds });
+        parked[i] = 1;
+        for (const s of [...a.needs, ...a.outs]) {
+          if (B.has(s)) continue;
+          const ws = waiting.get(s);
+          if (ws) ws.push(i);
+          else waiting.set(s, [i]);
+        }
       }
       if (picked < 0) {
+        const remaining = body.map((_, i) => i).filter((i) => !done[i]);
         this.reportUnsafe(body, remaining, analyzer, B);
         return order.concat(remaining);
       }
-      order.push(remaining[picked]!);
-      remaining.splice(picked, 1);
+      done[picked] = 1;
+      order.push(picked);
     }
     return order;
   }
