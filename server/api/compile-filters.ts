@@ -28,9 +28,16 @@ import { sendTyped } from './reply.js';
 const PREFIX = '/v1/compile';
 const DECODE = 'error(s) occurred while decoding request';
 
+let injected: f.PartialEvalFn | undefined;
+
+/** Replace the partial evaluator (tests of the route alone); undefined restores the compiler's. */
+export function setPartialEvaluator(fn: f.PartialEvalFn | undefined): void {
+  injected = fn;
+}
+
 /** The partial evaluator of compiler/partial, when the compiler provides it. */
 export function partialEvaluator(): f.PartialEvalFn | undefined {
-  return (compiler as unknown as { partialEval?: f.PartialEvalFn }).partialEval;
+  return injected ?? (compiler as unknown as { partialEval?: f.PartialEvalFn }).partialEval;
 }
 
 /** What the filters route reads from a request body. */

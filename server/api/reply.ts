@@ -46,7 +46,7 @@ function encodingOf(req: FastifyRequest): EncodingOptions {
   return (req.server as unknown as { regentEncoding: EncodingOptions }).regentEncoding;
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
+function send(req: FastifyRequest, reply: FastifyReply, status: number, contentType: string, text: string, exactType = false): FastifyReply {
   reply.code(status).header('content-type', contentType);
   if (compressible(req)) {
     reply.header('vary', 'Accept-Encoding');
@@ -58,7 +58,8 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, contentT
       return reply.send(gzipSync(bytes, { level: enc.gzipLevel }));
     }
   }
-  return reply.send(text);
+  // Bytes keep Fastify from appending `; charset=utf-8` to the media type.
+  return reply.send(exactType ? Buffer.from(text, 'utf8') : text);
 }
 
 export function sendJSON(req: FastifyRequest, reply: FastifyReply, status: number, text: string): FastifyReply {
@@ -67,7 +68,7 @@ export function sendJSON(req: FastifyRequest, reply: FastifyReply, status: numbe
 
 /** JSON under another media type (the Compile API's `application/vnd.opa.*+json` replies), gzip as sendJSON. */
 export function sendTyped(req: FastifyRequest, reply: FastifyReply, status: number, contentType: string, text: string): FastifyReply {
-  return send(req, reply, status, contentType, text);
+  return send(req, reply, status, contentType, text, true);
 }
 
 export function sendEmpty(reply: FastifyReply, status: number): FastifyReply {
