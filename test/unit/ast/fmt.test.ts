@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { fmtCommand, formatSource, lineDiff } from '../../../cli/fmt.js';
+import type { Expr, Module, Term } from '../../../compiler/ast/nodes.js';
+import { parseModule } from '../../../compiler/index.js';
 
 const ROOT = '/work/shared/opa-conformance/v1';
 
@@ -49,7 +51,51 @@ describe.skipIf(modules.length === 0)('fmt is idempotent over the conformance su
     expect(modules.length).toBeGreaterThan(1000);
     expect(failures).toEqual([]);
   });
+
+  it('the formatted module parses to the same rules and imports', () => {
+    const failures: string[] = [];
+    for (const [name, src] of modules) {
+      let before: Module;
+      try {
+        before = parseModule(src, name);
+      } catch {
+        continue;
+      }
+      const after = parseModule(formatSource(src, name), name);
+      if (astKey(before) !== astKey(after)) failures.push(name);
+    }
+    expect(failures).toEqual([]);
+  });
 });
+
+/**
+ * The rules and imports of a module without locations, comments, wildcard numbers
+ * and what formatting may legitimately change: import order, `=` vs `:=`, an
+ * implied `= true` value and an implied `{ true }` body.
+ */
+function astKey(m: Module): string {
+  const norm = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map((y) => norm(y));
+    if (!x || typeof x !== 'object') return x;
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'loc' || k === 'raw' || k === 'assign') continue;
+      if (k === 'value' && 'ref' in x && !('key' in x) && (v as Term | undefined)?.kind === 'boolean' && (v as { value: boolean }).value) continue;
+      if (k === 'body' && Array.isArray(v) && v.length === 1 && isTrueExpr(v[0] as Expr)) {
+        o[k] = [];
+        continue;
+      }
+      o[k] = norm(v);
+    }
+    return o;
+  };
+  const imports = m.imports.map((i) => JSON.stringify(norm(i))).sort();
+  return JSON.stringify({ imports, rules: norm(m.rules) }).replace(/\$_\d+/g, '$_');
+}
+
+function isTrueExpr(e: Expr): boolean {
+  return !e.negated && e.with.length === 0 && e.body.type === 'term' && e.body.term.kind === 'boolean' && e.body.term.value;
+}
 
 describe('formatSource', () => {
   it('parenthesises `k, v in xs` in value positions', () => {
