@@ -1,8 +1,8 @@
 // buildServer(): the OPA-compatible REST API as a Fastify instance, ready to
 // `listen` (or `inject` in tests). It wires the engine (store, policies, worker
 // pool), the plugin host, the configuration, authentication/authorization, the
-// routes of server/api and OPA's routing rules: 405 with an empty body for wrong
-// methods on the API prefixes, 405 + Allow elsewhere, "404 page not found".
+// routes of server/api and OPA's routing rules: 405 for wrong methods (with Allow
+// outside the API prefixes), 404 for unknown paths, both as `{code, message}`.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hostname } from 'node:os';
 import type { ServerContext, BuildInfo, AttachedPlugins } from './api/context.js';
@@ -13,9 +13,14 @@ import { createRegistry, registerMetricsRoutes } from './api/metrics.js';
 import { registerPolicyRoutes } from './api/policies.js';
 import { registerQueryRoutes } from './api/query.js';
 import { registerCompileFilterRoutes } from './api/compile-filters.js';
+import { checkContentLength, expectsBody, readBody } from './api/body-reader.js';
+import { badRequest } from './api/errors.js';
+import { MISSING_HOST_MESSAGE, handleClientError, sendMethodNotAllowed, sendNotFound } from './api/http-errors.js';
+import { configPathSegments } from './api/params.js';
 import { sendAnyError } from './api/reply.js';
 import { registerStatusRoutes } from './api/status.js';
 import { authorize } from './auth/authorize.js';
+import { policyReadsBody } from './auth/body-use.js';
 import type { AuthenticationMode, AuthorizationMode } from './auth/identity.js';
 import { configuredPlugins, loadConfig, type ServerConfig } from './config/config.js';
 import { Engine, type EngineOptions } from './engine/engine.js';
@@ -81,7 +86,7 @@ export function buildInfo(version: string, overrides: Partial<BuildInfo> = {}): 
 function registerMethodCatchAlls(app: FastifyInstance): void {
   for (const [url, served] of Object.entries(API_ROUTES)) {
     const rest = METHODS.filter((m) => !served.includes(m));
-    app.route({ method: [...rest], url, config: { handler: 'catchall' }, handler: (_req, reply) => reply.code(405).send() });
+    app.route({ method: [...rest], url, config: { handler: 'catchall' }, handler: (_req, reply) => sendMethodNotAllowed(reply) });
   }
   for (const [url, served] of Object.entries(OTHER_ROUTES)) {
     const rest = METHODS.filter((m) => !served.includes(m));
@@ -89,7 +94,7 @@ function registerMethodCatchAlls(app: FastifyInstance): void {
       method: [...rest],
       url,
       config: { handler: 'catchall' },
-      handler: (_req, reply) => reply.code(405).header('allow', served.join(', ')).header('content-type', 'text/plain; charset=utf-8').send('Method Not Allowed\n'),
+      handler: (_req, reply) => sendMethodNotAllowed(reply, served),
     });
   }
 }
@@ -121,16 +126,33 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
     },
   };
 
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: config.maxLength, exposeHeadRoutes: false, return503OnClosing: false });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: config.maxLength,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    // Errors of the HTTP layer get the {code, message} envelope too (api/http-errors.ts).
+    clientErrorHandler: handleClientError,
+    frameworkErrors: (err, req, reply) => sendAnyError(req, reply, err),
+  });
   app.decorate('regent', ctx);
   app.decorate('regentEncoding', { gzipMinLength: config.gzipMinLength, gzipLevel: config.gzipLevel });
   app.removeAllContentTypeParsers();
-  // Every body is kept as raw bytes (server/api/body.ts decodes it). The common
-  // types are named too: Fastify caches named types, while the '*' fallback
-  // re-parses the Content-Type header on every request.
-  const rawBody = (_req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void => done(null, body);
-  app.addContentTypeParser(['application/json', 'application/x-yaml', 'application/yaml', 'text/plain'], { parseAs: 'buffer' }, rawBody);
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, rawBody);
+  // Every body is read as a stream into raw bytes under the decoding limits (gzip
+  // inflated on the fly, JSON depth checked as it arrives: api/body-reader.ts);
+  // server/api/body.ts decodes it. The common types are named too: Fastify caches
+  // named types, while the '*' fallback re-parses the Content-Type header on every request.
+  const readLimits = { maxLength: config.maxLength, gzipMaxLength: config.gzipMaxLength, maxDepth: ctx.limits.maxDepth };
+  const streamBody = (req: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Buffer> => readBody(req, payload as import('node:stream').Readable, readLimits);
+  app.addContentTypeParser(['application/json', 'application/x-yaml', 'application/yaml', 'text/plain'], streamBody);
+  app.addContentTypeParser('*', streamBody);
+  // OPA's outermost handler: a declared body above server.decoding.max_length is refused before anything else.
+  app.addHook('onRequest', (req, reply, done) => {
+    const tooLarge = checkContentLength(req, config.maxLength);
+    if (tooLarge) return void sendAnyError(req, reply, tooLarge);
+    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) return void sendAnyError(req, reply, badRequest(MISSING_HOST_MESSAGE));
+    done();
+  });
   app.setErrorHandler((err, req, reply) => sendAnyError(req, reply, err));
   app.addHook('onClose', async () => {
     await ctx.plugins?.stop();
@@ -139,19 +161,36 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
 
   const authentication = opts.authentication ?? 'off';
   if (opts.authorization === 'basic') {
-    app.addHook('preHandler', (req: FastifyRequest, _reply: FastifyReply, done) => {
+    // Authorized before the body is read, unless the request carries a body the
+    // policy may look at (input.body: POSTs to /, /v0/data, /v1/data, and only
+    // when some module refers to the body; auth/body-use.ts): those are authorized
+    // once the body has been read under its limits.
+    const afterBody = new WeakSet<FastifyRequest>();
+    const authzDecision = configPathSegments(config.defaultAuthorizationDecision);
+    const check = (req: FastifyRequest, done: (err?: Error) => void): void => {
       try {
         authorize(ctx, req, authentication);
         done();
       } catch (e) {
         done(e as Error);
       }
+    };
+    app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done) => {
+      if (expectsBody(req.method, req.url) && policyReadsBody(engine, authzDecision)) {
+        afterBody.add(req);
+        return done();
+      }
+      check(req, done);
+    });
+    app.addHook('preHandler', (req: FastifyRequest, _reply: FastifyReply, done) => {
+      if (afterBody.has(req)) check(req, done);
+      else done();
     });
   }
   const durations = registerMetricsRoutes(app, ctx);
   app.setNotFoundHandler((req, reply) => {
     durations(404, 'catchall', req.method, reply.elapsedTime / 1000);
-    return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n');
+    return sendNotFound(reply);
   });
   registerDataRoutes(app, ctx);
   registerPolicyRoutes(app, ctx);

@@ -19,6 +19,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
+import { handleConnect, sendNotFound, writeNotFound } from './api/http-errors.js';
 import { attachTLSPeer } from './auth/identity.js';
 import { enableH2C, shutdownServer, type ConnectionSets } from './connections.js';
 import { anchorsOf, ciphersOption, openSSLCipherList, pemCertificates, TLSReloader, type TLSMaterial } from './tls-config.js';
@@ -158,18 +159,19 @@ const DIAGNOSTIC_PATH = /^\/(?:health(?:\/.*)?|metrics)$/;
 const diagnosticRejects = new WeakSet<IncomingMessage>();
 
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n');
+  writeNotFound(res);
 }
 
 /**
  * Diagnostic requests: /health* and /metrics go to the app. Other paths are 404;
- * with authorization on they still pass the authz hook first (a preHandler,
- * registered after index.ts's), which runs before the 404 answer here.
+ * with authorization on they still pass the authz hooks first (index.ts's onRequest
+ * hook, or its preHandler for bodies the policy may read, registered before this
+ * one), which run before the 404 answer here.
  */
 function diagnosticHandler(app: FastifyInstance, authorization: boolean): http.RequestListener {
   if (authorization)
     app.addHook('preHandler', (req, reply, done) => {
-      if (diagnosticRejects.has(req.raw)) void reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('404 page not found\n');
+      if (diagnosticRejects.has(req.raw)) void sendNotFound(reply);
       else done();
     });
   return (req, res) => {
@@ -206,7 +208,8 @@ async function startOne(
   diagnostic: boolean,
 ): Promise<Listener> {
   const { options: o, tls: material } = plan;
-  const tcp = address.scheme !== 'unix' ? { keepAlive: true, keepAliveInitialDelay: 180_000 } : {};
+  // Node's own Host check answers 400 without a body; index.ts answers it with the envelope.
+  const tcp = address.scheme !== 'unix' ? { keepAlive: true, keepAliveInitialDelay: 180_000, requireHostHeader: false } : { requireHostHeader: false };
   let server: http.Server;
   let connections: ConnectionSets = {};
   if (address.scheme === 'https') {
@@ -227,6 +230,7 @@ async function startOne(
   server.requestTimeout = (cfg as { requestTimeout?: number }).requestTimeout ?? 0;
   server.setTimeout(cfg.connectionTimeout ?? 0);
   server.on('clientError', (err, socket) => app.server.emit('clientError', err, socket));
+  server.on('connect', handleConnect);
 
   // A leftover socket file is removed first, as OPA does (other files are left alone).
   if (address.scheme === 'unix' && lstatSync(address.path, { throwIfNoEntry: false })?.isSocket()) unlinkSync(address.path);

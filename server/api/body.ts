@@ -1,15 +1,18 @@
-// Request bodies: the raw bytes (collected by the catch-all content parser in
-// server/index.ts, which enforces server.decoding.max_length), optional gzip
-// decoding (capped by server.decoding.gzip.max_length), a nesting-depth limit,
-// and JSON or YAML parsing (YAML when the Content-Type contains "yaml"). Integers
-// beyond 2^53 keep their exact value. Parsed bodies are cached per request, so the
-// authorizer and the handler parse a body once.
+// Request bodies: the raw bytes and, for gzip bodies, the inflated bytes (read as
+// streams by body-reader.ts under server.decoding.max_length and
+// server.decoding.gzip.max_length, with a streaming JSON depth check), a
+// nesting-depth limit, and JSON or YAML parsing (YAML when the Content-Type
+// contains "yaml"; alias expansion and nesting bounded by yaml-limits.ts).
+// Integers beyond 2^53 keep their exact value. Parsed bodies are cached per
+// request, so the authorizer and the handler parse a body once.
 import { gunzipSync } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
 import { goJSONDecode, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
+import { bodyInfo } from './body-reader.js';
 import { goYAMLError } from './go-yaml-errors.js';
+import { YAMLLimitError, checkYAMLDocument } from './yaml-limits.js';
 
 export interface BodyLimits {
   /** server.decoding.gzip.max_length: cap on the decompressed size. */
@@ -33,12 +36,18 @@ type WithParsedBody = FastifyRequest & { [PARSED_BODY]?: ParsedDocument | null }
 export function bodyText(req: FastifyRequest, limits: BodyLimits, gunzip = true): string {
   const raw = req.body;
   if (!Buffer.isBuffer(raw) || raw.length === 0) return '';
+  const info = bodyInfo(req);
+  // The reader stopped at a nesting deeper than the limit: a text that fails the
+  // depth check of parseDocument, which words the error for the route.
+  if (info?.tooDeep) return '['.repeat(limits.maxDepth + 1);
   const encoding = String(req.headers['content-encoding'] ?? '');
   if (!gunzip || !encoding.includes('gzip')) return raw.toString('utf8');
+  if (info?.inflated) return info.inflated.toString('utf8');
+  // Not read by body-reader.ts (a body handed over directly): inflate here.
   try {
     return gunzipSync(raw, { maxOutputLength: limits.gzipMaxLength }).toString('utf8');
   } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw badRequest(MSG.gzipBodyTooLarge);
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw badRequest(`could not decompress the body: ${MSG.gzipPayloadTooLarge}`);
     throw badRequest(`could not decompress the body: ${(e as Error).message}`);
   }
 }
@@ -55,6 +64,7 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
   try {
     if (yaml) {
       const js = loadYAML(text);
+      checkYAMLDocument(js, limits.maxDepth);
       return js === undefined ? undefined : { js };
     }
     if (BIG_NUMBER.test(text)) {
@@ -63,6 +73,7 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
     }
     return { js: JSON.parse(text) };
   } catch (e) {
+    if (e instanceof YAMLLimitError) throw badRequest(prefix ? `${prefix}: ${e.message}` : e.message);
     // OPA's texts: go-yaml's, or Go's json.Decoder's, which reads only the first value (runtime/value/go-json.ts).
     if (yaml) throw badRequest(`${prefix}: ${goYAMLError(text, e)}`);
     const go = goJSONDecode(text, mode);

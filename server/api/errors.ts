@@ -15,7 +15,9 @@ export type ApiErrorCode =
   | 'undefined_document'
   | 'internal_error'
   | 'unauthorized'
-  | 'evaluation_error';
+  | 'evaluation_error'
+  /** Regent's: 405 replies (Go's mux answers them in plain text). */
+  | 'method_not_allowed';
 
 /** OPA's standard messages, word for word. */
 export const MSG = {
@@ -28,6 +30,8 @@ export const MSG = {
   docMissingOrUndefined: 'document missing or undefined',
   bodyTooLarge: 'request body too large',
   gzipBodyTooLarge: 'compressed request body too large',
+  /** util.ReadMaybeCompressedBody: the gzip trailer's size (or the output) is above server.decoding.gzip.max_length. */
+  gzipPayloadTooLarge: 'gzip payload too large',
 } as const;
 
 export class ApiError extends Error {
@@ -95,5 +99,11 @@ export function toApiError(e: unknown, context: ErrorContext = 'data'): ApiError
   const fastifyCode = (e as { code?: unknown } | null)?.code;
   if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') return badRequest(MSG.bodyTooLarge);
   if (typeof fastifyCode === 'string' && fastifyCode.startsWith('FST_ERR_CTP')) return badRequest((e as Error).message);
+  // Other client errors of the HTTP layer (Fastify's FST_ERR_BAD_URL, …) keep their status.
+  const status = (e as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code: ApiErrorCode = status === 404 ? 'resource_not_found' : status === 405 ? 'method_not_allowed' : status === 401 ? 'unauthorized' : 'invalid_parameter';
+    return new ApiError(status, code, e instanceof Error ? e.message : String(e));
+  }
   return new ApiError(500, 'internal_error', e instanceof Error ? e.message : String(e));
 }

@@ -94,8 +94,11 @@ export class EngineHost implements PluginHost {
     return [...this.states].filter(([name, s]) => !exclude.includes(name) && s.state !== 'OK').map(([name]) => name);
   }
 
-  /** The bundle check of /health?bundles: the bundle (and discovery) plugins are OK. */
+  /**
+   * The bundle check of /health?bundles: the bundle (and discovery) plugins are OK,
+   * or WARN (activated, a later download failed: OPA keeps answering 200 then).
+   */
   bundlesActivated(): boolean {
-    return ['bundle', 'discovery'].every((p) => !this.states.has(p) || this.states.get(p)!.state === 'OK');
+    return ['bundle', 'discovery'].every((p) => !this.states.has(p) || this.states.get(p)!.state === 'OK' || this.states.get(p)!.state === 'WARN');
   }
 }

@@ -127,6 +127,17 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
 
   const downloaders = new Map<string, BundleDownloader>();
   const allActivated = (): boolean => [...downloaders.values()].every((d) => d.activated);
+  // The bundle plugin's state: NOT_READY until every bundle was activated once (as
+  // OPA); then OK, or WARN ("operating, but degraded": the last download or
+  // activation of some bundle failed and its previous revision is still serving)
+  // until that bundle downloads again. /health?plugins and /v1/status show the
+  // WARN; /health?bundles only asks for the activation (server/engine/host.ts).
+  const bundleState = (): void => {
+    if (!allActivated()) return;
+    const failing = [...downloaders.values()].map((d) => d.status()).filter((st) => st.code !== undefined);
+    if (failing.length === 0) wrapped.setPluginState('bundle', 'OK');
+    else wrapped.setPluginState('bundle', 'WARN', failing.map((st) => `bundle ${st.name}: ${st.message ?? st.code}`).join('; '));
+  };
   if (bundleConfigs.length > 0) {
     wrapped.setPluginState('bundle', 'NOT_READY');
     const persistenceDirectory = opts.persistenceDirectory ?? (typeof config.persistence_directory === 'string' ? config.persistence_directory : join(process.cwd(), '.opa'));
@@ -139,9 +150,8 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
           defaultRegoVersion: opts.v0Compatible ? 0 : 1,
           ...(opts.packageOf ? { packageOf: opts.packageOf } : {}),
           ...(opts.random ? { random: opts.random } : {}),
-          onActivated: () => {
-            if (allActivated()) wrapped.setPluginState('bundle', 'OK');
-          },
+          onActivated: () => bundleState(),
+          onStatus: () => bundleState(),
         }),
       );
     }

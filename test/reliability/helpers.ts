@@ -15,7 +15,6 @@
 // input.user == "alice"); probes POST /v1/data/probe/allow on fresh connections.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -153,29 +152,92 @@ export interface RawReply {
   ms: number;
 }
 
-/** One HTTP/1.1 request on a fresh connection; the body is not decompressed. */
+/** Decode a chunked HTTP/1.1 body. */
+function dechunk(body: Buffer): Buffer {
+  const out: Buffer[] = [];
+  let i = 0;
+  while (i < body.length) {
+    const eol = body.indexOf('\r\n', i);
+    if (eol < 0) break;
+    const size = parseInt(body.subarray(i, eol).toString('latin1'), 16);
+    if (!(size > 0)) break;
+    out.push(body.subarray(eol + 2, eol + 2 + size));
+    i = eol + 2 + size + 2;
+  }
+  return Buffer.concat(out);
+}
+
+/** Split a raw reply; `complete` once the whole body (by Content-Length or chunked framing) is there. */
+function parseReply(raw: Buffer): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const l of lines.slice(1)) {
+    const i = l.indexOf(':');
+    if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+  }
+  const rest = raw.subarray(end + 4);
+  const status = Number(lines[0]!.split(' ')[1]);
+  if (headers['transfer-encoding'] === 'chunked') return { status, headers, body: dechunk(rest), complete: rest.includes('0\r\n\r\n') };
+  const length = Number(headers['content-length'] ?? 0);
+  return { status, headers, body: rest.subarray(0, length), complete: rest.length >= length };
+}
+
+/**
+ * One HTTP/1.1 request on a fresh TCP connection; the body is not decompressed.
+ * Written on a raw socket, as a keep-alive request, and the socket is closed by
+ * this side once the reply is complete: a server may answer before the whole body
+ * is written (write errors are ignored), and with keep-alive it keeps discarding
+ * the rest of the body instead of resetting the connection (which can destroy the
+ * reply in flight).
+ */
 export function send(srv: { url: string }, o: SendOptions): Promise<RawReply> {
   const started = performance.now();
+  const { hostname, port } = new URL(srv.url);
+  const chunks = o.body === undefined ? [] : (Array.isArray(o.body) ? o.body : [o.body]).map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
+  const headers: Record<string, string | number> = { host: `${hostname}:${port}`, ...o.headers };
+  const named = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+  if (!named.has('content-length') && !named.has('transfer-encoding') && (chunks.length > 0 || (o.method ?? 'POST') !== 'GET')) {
+    headers['content-length'] = chunks.reduce((n, c) => n + c.length, 0);
+  }
+  const head = `${o.method ?? 'POST'} ${o.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest(srv.url + o.path, { method: o.method ?? 'POST', headers: o.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        clearTimeout(timer);
-        const body = Buffer.concat(chunks);
-        const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text), ms: performance.now() - started });
-      });
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`no reply to ${o.method ?? 'POST'} ${o.path} within ${o.timeoutMs ?? 60_000} ms`)), o.timeoutMs ?? 60_000);
-    req.on('error', (e) => {
+    const sock = connect(Number(port), hostname);
+    const received: Buffer[] = [];
+    let done = false;
+    const finish = (final: boolean): void => {
+      if (done) return;
+      const reply = parseReply(Buffer.concat(received));
+      if (!reply || (!reply.complete && !final)) {
+        if (final) {
+          done = true;
+          clearTimeout(timer);
+          reject(new Error(`connection closed without a reply to ${o.method ?? 'POST'} ${o.path}`));
+        }
+        return;
+      }
+      done = true;
       clearTimeout(timer);
-      reject(e);
+      sock.destroy();
+      const text = reply.body.toString('utf8');
+      resolve({ status: reply.status, headers: reply.headers, body: reply.body, text, json: () => JSON.parse(text), ms: performance.now() - started });
+    };
+    const timer = setTimeout(() => {
+      sock.destroy();
+      if (!done) reject(new Error(`no reply to ${o.method ?? 'POST'} ${o.path} within ${o.timeoutMs ?? 60_000} ms`));
+      done = true;
+    }, o.timeoutMs ?? 60_000);
+    sock.on('connect', () => {
+      sock.write(head);
+      for (const c of chunks) if (!done) sock.write(c);
     });
-    const chunks = o.body === undefined ? [] : Array.isArray(o.body) ? o.body : [o.body];
-    for (const c of chunks) req.write(c);
-    req.end();
+    sock.on('data', (c: Buffer) => {
+      received.push(c);
+      finish(false);
+    });
+    sock.on('error', () => undefined); // EPIPE/ECONNRESET once the server has answered and closed
+    sock.on('close', () => finish(true));
   });
 }
 

@@ -1,5 +1,5 @@
 // Black-box tests of the Policy, Query, Health, Config, Status and Metrics APIs,
-// and of OPA's routing rules (404, 405, body limits).
+// and of OPA's routing rules (404, 405, body limits), every error as {code, message}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, putPolicy, startTestServer, type TestServer } from './helpers.js';
 
@@ -161,20 +161,25 @@ describe('Health, Config, Status, Metrics', () => {
 });
 
 describe('routing and limits', () => {
-  it('answers 405 with an empty body on API prefixes, including HEAD', async () => {
+  it('answers 405 {code, message} on API prefixes (no Allow), HEAD without a body', async () => {
+    const notAllowed = { code: 'method_not_allowed', message: 'Method Not Allowed' };
     for (const [method, path] of [['HEAD', '/v1/data/x'], ['DELETE', '/v1/data'], ['GET', '/v0/data/x'], ['POST', '/v1/policies'], ['GET', '/v1/query/x']]) {
       const r = await call(server, method!, path!);
-      expect([method, path, r.status, r.text]).toEqual([method, path, 405, '']);
+      expect([method, path, r.status, r.headers.get('allow')]).toEqual([method, path, 405, null]);
+      if (method === 'HEAD') expect(r.text).toBe('');
+      else expect(r.json()).toEqual(notAllowed);
     }
     const other = await call(server, 'POST', '/v1/config');
     expect(other.status).toBe(405);
     expect(other.headers.get('allow')).toBe('GET');
+    expect(other.json()).toEqual(notAllowed);
   });
 
-  it('answers 404 page not found for unknown paths', async () => {
+  it('answers 404 {code, message} with Go\'s text for unknown paths', async () => {
     const r = await call(server, 'GET', '/v2/unknown');
     expect(r.status).toBe(404);
-    expect(r.text).toBe('404 page not found\n');
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.text).toBe('{\n  "code": "resource_not_found",\n  "message": "404 page not found"\n}\n');
   });
 
   it('rejects bodies over server.decoding.max_length with 400 and keeps serving', async () => {

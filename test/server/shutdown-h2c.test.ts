@@ -136,7 +136,7 @@ describe('--h2c', () => {
     try {
       expect((await h2get(unix, '/v1/data/greeting')).body).toBe('{"result":"hello"}\n');
       expect((await h2get(diag, '/health')).status).toBe(200);
-      expect(await h2get(diag, '/v1/data')).toMatchObject({ status: 404, body: '404 page not found\n' });
+      expect(await h2get(diag, '/v1/data')).toMatchObject({ status: 404, body: '{\n  "code": "resource_not_found",\n  "message": "404 page not found"\n}\n' });
     } finally {
       unix.close();
       diag.close();

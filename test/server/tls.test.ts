@@ -137,7 +137,7 @@ describe('https, unix and diagnostic listeners', () => {
     for (const path of ['/v1/data', '/v1/data/greeting', '/', '/nope']) {
       const r = await request(`${diag}${path}`);
       expect(r.status, path).toBe(404);
-      expect(r.body).toBe('404 page not found\n');
+      expect(r.body).toBe('{\n  "code": "resource_not_found",\n  "message": "404 page not found"\n}\n');
     }
   });
 });
@@ -260,7 +260,7 @@ allow if {
     expect((await request(`${diag}/v1/data/greeting`)).status).toBe(401);
     const open = await request(`${diag}/v1/data/open`);
     expect(open.status).toBe(404);
-    expect(open.body).toBe('404 page not found\n');
+    expect(open.body).toBe('{\n  "code": "resource_not_found",\n  "message": "404 page not found"\n}\n');
   });
 });
 

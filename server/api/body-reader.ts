@@ -1,0 +1,213 @@
+// Reading request bodies as streams, with every limit applied while the bytes
+// arrive (the content parser of server/index.ts calls readBody):
+//
+// - server.decoding.max_length: a Content-Length above it is refused before
+//   anything is read (checkContentLength, an onRequest hook, as OPA's outermost
+//   DecodingLimitsHandler); a chunked body is cut off as soon as it crosses it.
+// - gzip (only where OPA decompresses: POSTs to `/`, `/v0/data…`, `/v1/data…`):
+//   inflated chunk by chunk by zlib's asynchronous stream (the thread pool does
+//   the work, the event loop only sees chunks), stopped as soon as the output
+//   crosses server.decoding.gzip.max_length. As OPA, the gzip trailer's size
+//   (ISIZE) must not exceed the limit either, and the output is cut at ISIZE.
+// - JSON nesting: JSON bodies are scanned for bracket depth chunk by chunk; a body
+//   nested deeper than the limit stops being read and is never parsed
+//   (body.ts reports `exceeded max depth` with the route's prefix).
+// The raw bytes stay `request.body` (PUT /v1/data and the Query API read them
+// undecompressed, as OPA does); the inflated bytes and the flags live beside them.
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, MSG, badRequest } from './errors.js';
+
+export interface ReadLimits {
+  /** server.decoding.max_length */
+  maxLength: number;
+  /** server.decoding.gzip.max_length */
+  gzipMaxLength: number;
+  /** Deepest nesting of arrays/objects accepted in a JSON body. */
+  maxDepth: number;
+}
+
+/** What the reader learnt besides the raw bytes. */
+export interface BodyInfo {
+  /** The decompressed body (gzip-encoded bodies on the routes OPA decompresses). */
+  inflated?: Buffer;
+  /** The body nests deeper than the limit (it was not read to the end). */
+  tooDeep?: boolean;
+}
+
+const BODY_INFO = Symbol('regent.bodyInfo');
+type WithInfo = FastifyRequest & { [BODY_INFO]?: BodyInfo };
+
+export function bodyInfo(req: FastifyRequest): BodyInfo | undefined {
+  return (req as WithInfo)[BODY_INFO];
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** OPA's authorizer `expectBody`: POST to `/` or under `/v0/data`, `/v1/data`; these requests' bodies are decompressed. */
+export function expectsBody(method: string, url: string): boolean {
+  if (method !== 'POST') return false;
+  const path = pathOf(url);
+  if (path === '/') return true;
+  const segs = path.split('/');
+  return (segs[1] === 'v0' || segs[1] === 'v1') && segs[2] === 'data';
+}
+
+function isGzip(req: FastifyRequest): boolean {
+  return String(req.headers['content-encoding'] ?? '').includes('gzip');
+}
+
+/** Bodies parsed as JSON: all but Rego text (policies) and YAML. */
+function scansJSON(req: FastifyRequest): boolean {
+  if (String(req.headers['content-type'] ?? '').includes('yaml')) return false;
+  return !pathOf(req.url).startsWith('/v1/policies');
+}
+
+/** The onRequest check of OPA's DecodingLimitsHandler: a declared length above server.decoding.max_length. */
+export function checkContentLength(req: FastifyRequest, maxLength: number): ApiError | undefined {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxLength) return badRequest(MSG.bodyTooLarge);
+  return undefined;
+}
+
+/** Bracket depth of JSON text fed in pieces (strings and escapes tracked across pieces). */
+export class DepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly max: number) {}
+
+  /** Feed bytes; false once the depth went past the limit. */
+  feed(bytes: Uint8Array): boolean {
+    let { depth, inString, escaped } = this;
+    const max = this.max;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 0x5c /* \ */) escaped = true;
+        else if (c === 0x22 /* " */) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+        if (++depth > max) {
+          this.depth = depth;
+          return false;
+        }
+      } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return true;
+  }
+}
+
+/** Go's gzip/flate error texts for zlib's. */
+function goGzipError(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/incorrect header check|unknown compression method/.test(msg)) return 'gzip: invalid header';
+  if (/unexpected end of file/.test(msg)) return 'unexpected EOF';
+  if (/incorrect data check|incorrect length check/.test(msg)) return 'gzip: invalid checksum';
+  return msg;
+}
+
+function decompressError(reason: string): ApiError {
+  return badRequest(`could not decompress the body: ${reason}`);
+}
+
+/**
+ * Read a request body from `payload` with the limits above. Resolves with the raw
+ * bytes (request.body); rejects with the 400 ApiError of a limit.
+ */
+export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLimits): Promise<Buffer> {
+  const info: BodyInfo = {};
+  (req as WithInfo)[BODY_INFO] = info;
+  const gzip = isGzip(req) && expectsBody(req.method, req.url);
+  // Gzip bytes that stay compressed (routes OPA does not decompress) are not JSON text.
+  const scanner = scansJSON(req) && (gzip || !isGzip(req)) ? new DepthScanner(limits.maxDepth) : undefined;
+  return new Promise<Buffer>((resolve, reject) => {
+    const raw: Buffer[] = [];
+    let rawLength = 0;
+    const out: Buffer[] = [];
+    let outLength = 0;
+    let settled = false;
+    const gunzip = gzip ? createGunzip() : undefined;
+    const cleanup = (): void => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      if (gunzip) {
+        gunzip.removeAllListeners('data');
+        gunzip.removeAllListeners('end');
+        gunzip.on('error', () => undefined);
+        gunzip.destroy();
+      }
+    };
+    const fail = (e: ApiError): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      payload.resume(); // discard the rest; the reply closes or reuses the connection
+      reject(e);
+    };
+    const succeed = (): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      resolve(Buffer.concat(raw, rawLength));
+    };
+    const tooDeep = (): void => {
+      info.tooDeep = true;
+      payload.resume();
+      succeed();
+    };
+    const onData = (chunk: Buffer): void => {
+      if (settled) return;
+      rawLength += chunk.length;
+      if (rawLength > limits.maxLength) return fail(badRequest(MSG.bodyTooLarge));
+      raw.push(chunk);
+      if (gunzip) gunzip.write(chunk);
+      else if (scanner && !scanner.feed(chunk)) tooDeep();
+    };
+    const onEnd = (): void => {
+      if (settled) return;
+      if (!gunzip) return succeed();
+      // OPA reads the decompressed size from the gzip trailer first.
+      const all = Buffer.concat(raw, rawLength);
+      if (all.length < 4) return fail(decompressError('unexpected EOF'));
+      const isize = all.readUInt32LE(all.length - 4);
+      if (isize > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge));
+      gunzip.on('end', () => {
+        if (settled) return;
+        const inflated = Buffer.concat(out, outLength);
+        // io.CopyN(…, ISIZE): fewer bytes is EOF, more are left unread.
+        if (inflated.length < isize) return fail(decompressError('EOF'));
+        info.inflated = inflated.length > isize ? inflated.subarray(0, isize) : inflated;
+        succeed();
+      });
+      gunzip.end();
+    };
+    const onError = (e: Error): void => fail(badRequest((e as { code?: string }).code === 'ECONNRESET' ? 'unexpected EOF' : e.message));
+    if (gunzip) {
+      gunzip.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        outLength += chunk.length;
+        if (outLength > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge));
+        out.push(chunk);
+        if (scanner && !scanner.feed(chunk)) {
+          info.inflated = Buffer.alloc(0);
+          tooDeep();
+        }
+      });
+      gunzip.on('error', (e) => fail(decompressError(goGzipError(e))));
+    }
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+  });
+}
