@@ -5,7 +5,7 @@
 // indented; operands at the top of an expression parenthesised only where the
 // grammar needs it, and `plus(x, y, z)` printed as `z = x + y`.
 import type { Body, Expr, With } from './nodes.js';
-import { LEVEL_PRIMARY, TermWriter, infixOf, levelOf, memberArity, type Call } from './fmt-terms.js';
+import { LEVEL_PRIMARY, TermWriter, infixOf, isUnion, levelOf, memberArity, type Call } from './fmt-terms.js';
 
 export abstract class ExprWriter extends TermWriter {
   writeBody(body: Body): void {
@@ -109,8 +109,23 @@ export abstract class ExprWriter extends TermWriter {
     if (indented) this.down();
   }
 
+  /**
+   * `p if { a | b == c }` would read back as a set comprehension: parenthesise a
+   * union that leads the first expression of a braced rule body (OPA's markUnionLead).
+   */
+  markUnionLead(e: Expr): void {
+    if (e.negated || e.notBody || e.body.type !== 'term' || e.body.term.kind !== 'call') return;
+    const t = e.body.term;
+    if (isUnion(t)) this.parenTerm = t;
+    else if (infixOf(t)) {
+      const lead = t.args.length === 3 ? t.args[2] : t.args[0];
+      if (lead && isUnion(lead)) this.parenTerm = lead;
+    }
+  }
+
   /** A call at the top of an expression: operands unparenthesised unless the grammar needs it. */
   private writeFunctionCall(t: Call): void {
+    if (t === this.parenTerm) return this.writeTermParens(true, t);
     const m = memberArity(t);
     if (m) return this.writeInOperator(false, t.args);
     const inf = infixOf(t);

@@ -146,6 +146,7 @@ class ModuleWriter extends ExprWriter {
     }
     this.write(' {');
     this.endLine();
+    if (this.o.regoV1 || this.o.ifs) this.markUnionLead(r.body[0]!);
     this.up();
     this.writeBody(r.body);
     this.insertComments(this.src.enclosingCloseRow(r.loc.offset, r.body[0]!.loc.offset));

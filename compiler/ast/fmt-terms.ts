@@ -49,7 +49,7 @@ export interface Element { row: number; offset: number; write: () => void }
 const KEYWORDS = new Set(['as', 'default', 'else', 'false', 'import', 'not', 'null', 'package', 'some', 'true', 'with']);
 const FUTURE_KEYWORDS = new Set(['contains', 'every', 'if', 'in']);
 
-const isUnion = (t: Term) => infixOf(t)?.[0] === '|' && t.kind === 'call' && t.args.length === 2;
+export const isUnion = (t: Term) => infixOf(t)?.[0] === '|' && t.kind === 'call' && t.args.length === 2;
 
 export abstract class TermWriter extends Writer {
   abstract writeBody(body: Body): void;
@@ -61,7 +61,14 @@ export abstract class TermWriter extends Writer {
     this.writeTermParens(false, t, row);
   }
 
+  /** A term to parenthesise when next written (a union leading a braced rule body). */
+  protected parenTerm: Term | undefined;
+
   writeTermParens(parens: boolean, t: Term, row = t.loc.row): void {
+    if (t === this.parenTerm) {
+      this.parenTerm = undefined;
+      parens = true;
+    }
     this.insertComments(row);
     if (!this.inline) this.startLine();
     switch (t.kind) {

@@ -145,6 +145,11 @@ describe('formatSource', () => {
     expect(out).toBe('package p\n\nq if {\n\ty := (x + 1) + 2\n\tx + 1 > 2\n\tz = 1 + 2\n\tf((a + b) / 2)\n}\n');
   });
 
+  it('parenthesises a union leading a braced rule body, which would read back as a comprehension', () => {
+    const out = formatSource('package p\n\nq if {\n\t(input.a | input.b) == {1}\n\tinput.x\n}\n', 'a.rego');
+    expect(out).toBe('package p\n\nq if {\n\t(input.a | input.b) == {1}\n\tinput.x\n}\n');
+  });
+
   it('keeps strings as written and moves with modifiers only to indented lines', () => {
     const src = 'package p\n\ns := ["\\u00e9", `a\\b`]\n\nt if {\n\tinput.x with input as 1\n\t\twith data.y as 2\n}\n';
     expect(formatSource(src, 'a.rego')).toBe(src);
