@@ -69,7 +69,12 @@ export function parseRules(p: Parser): Rule[] {
       throw p.errorAt('else keyword cannot be used on rules with variables in head');
     }
     if (head.key) throw p.errorAt('else keyword cannot be used on multi-value rules');
-    rule.else = parseElse(p, head);
+    // A loop, not recursion: else chains of any length parse (the depth check then
+    // bounds them, as each `else` nests in the AST).
+    let last = rule;
+    do {
+      last = last.else = parseElse(p, head);
+    } while (p.tok() === T.Else && !p.keywordAsRef());
   }
 
   const rules = [rule];
@@ -164,7 +169,7 @@ export function parseHead(p: Parser, isDefault: boolean): { head: RuleHead; uses
   return { head, usesContains: false };
 }
 
-/** Else = "else" [ ( "=" | ":=" ) Term ] [ "if" ] [ "{" Body "}" | Literal ] [ Else ]. */
+/** Else = "else" [ ( "=" | ":=" ) Term ] [ "if" ] [ "{" Body "}" | Literal ] — one link; the caller loops. */
 function parseElse(p: Parser, head: RuleHead): Rule {
   const loc = p.loc();
   const elseHead: RuleHead = { ref: head.ref, assign: false, contains: false, loc };
@@ -182,7 +187,6 @@ function parseElse(p: Parser, head: RuleHead): Rule {
   const rule: Rule = { kind: 'rule', default: false, head: elseHead, body: [], loc };
   p.syntax.set(rule, syn);
   parseRuleBody(p, rule, syn, p.tok() === T.If);
-  if (p.tok() === T.Else && !p.keywordAsRef()) rule.else = parseElse(p, head);
   return rule;
 }
 

@@ -49,7 +49,12 @@ export class AnnotationSet {
       errors.push(new RegoError('rego_type_error', `${a.scope} annotation redeclared: ${locationText(other.loc)}`, a.loc));
     switch (a.scope) {
       case 'rule':
-        if (rule) this.byRule.set(rule, [...(this.byRule.get(rule) ?? []), entry]);
+        if (rule) {
+          // Appended in place: many blocks on one rule must not cost quadratic time.
+          const list = this.byRule.get(rule);
+          if (list) list.push(entry);
+          else this.byRule.set(rule, [entry]);
+        }
         break;
       case 'package': {
         const other = this.byPackage.get(key(path));

@@ -109,9 +109,26 @@ describe('a 10,000-rule chain', () => {
 describe('a body of 5,000 expressions', () => {
   it('plans and runs (statements are emitted in a loop, scheduling is not cubic)', () => {
     let body = '';
-    for (let i = 0; i < 5000; i++) body += `\tq${i} := q${i + 1}\n`;
-    const policy = compile([{ file: 'long.rego', text: `package long\n\np := q0 if {\n${body}\tq5000 := 7\n}\n` }]);
+    for (let i = 0; i < 5000; i++) body += `\tq${i} = q${i + 1}\n`;
+    const policy = compile([{ file: 'long.rego', text: `package long\n\np := q0 if {\n${body}\tq5000 = 7\n}\n` }]);
     expect(policy.prepare('x = data.long.p').eval({})[0]!.bindings.x).toBe(7);
+  }, 60_000);
+});
+
+describe('other long shapes', () => {
+  it('a body of 3,000 iterations compiles (deep loop nests use the closure back end)', () => {
+    const body = Array.from({ length: 3000 }, (_, i) => `some x${i} in input`).join('\n\t');
+    const policy = compile([{ file: 'scans.rego', text: `package scans\n\np if {\n\t${body}\n}\n` }]);
+    expect(policy.prepare('x = data.scans.p').eval({ input: [] as never })).toEqual([]);
+  }, 60_000);
+
+  it('an else chain parses iteratively; beyond the depth limit it is a located error', () => {
+    const chain = (n: number) =>
+      `package e\n\np := 0 if false\n${Array.from({ length: n }, (_, i) => `else := ${i + 1} if false`).join('\n')}\nelse := -1\n`;
+    expect(compile([{ file: 'e.rego', text: chain(400) }]).prepare('x = data.e.p').eval({})[0]!.bindings.x).toBe(-1);
+    const err = compileError(chain(10_000));
+    expect(err.errors[0]).toMatchObject({ code: 'rego_parse_error', message: `max expression depth ${MAX_EXPR_DEPTH} exceeded` });
+    expect(err.errors[0]!.location?.row).toBeGreaterThan(3);
   }, 60_000);
 });
 

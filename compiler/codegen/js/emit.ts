@@ -46,6 +46,9 @@ export interface EmitOptions {
   isSetGroup(id: number): boolean;
 }
 
+/** Iterations nested in one generated function beyond which a body uses closures. */
+export const MAX_NESTED_LOOPS = 100;
+
 /** The rest of a block emitted by the loop in `block` rather than by the statement. */
 const EMPTY = new Code('');
 
@@ -70,6 +73,8 @@ export class Emitter {
   /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
   private locals = false;
   private usedSlots = new Set<number>();
+  /** Loops enclosing the statement being emitted. */
+  private loops = 0;
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
   usedLocals = false;
 
@@ -109,6 +114,7 @@ export class Emitter {
 
   private source(block: Block, value?: Expr | 'exists'): Code {
     this.names = new Names();
+    this.loops = 0;
     this.usedSlots = new Set();
     const top = this.names.next('L');
     const success = (fail: Name): Code => {
@@ -157,8 +163,15 @@ export class Emitter {
       const firstIteration = first && (s.k === 'scan' || s.k === 'relation' || s.k === 'every');
       const stillFirst = first && !firstIteration;
       if (this.isLoop(s, firstIteration)) {
+        // Each loop nests the rest of the body in generated source (and in the
+        // emitter's recursion): very deep nests go to the closure back end instead.
+        if (++this.loops > MAX_NESTED_LOOPS) throw new Unsupported('loops nested too deeply');
         const at = i;
-        parts.push(this.stmt(s, fail, (label) => this.block(stmts, at + 1, label, success, stillFirst), firstIteration));
+        try {
+          parts.push(this.stmt(s, fail, (label) => this.block(stmts, at + 1, label, success, stillFirst), firstIteration));
+        } finally {
+          this.loops--;
+        }
         return join(parts);
       }
       parts.push(this.stmt(s, fail, () => EMPTY, firstIteration));
