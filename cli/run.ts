@@ -29,7 +29,9 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'bundle', short: 'b', type: 'boolean', description: 'load paths as bundle files or root directories' },
   { name: 'v0-compatible', type: 'boolean', description: 'parse policies as Rego v0' },
   { name: 'workers', type: 'string', default: 'auto', metavar: 'N', description: 'evaluate in N worker threads (0: on the main thread; auto: one less than the CPUs, 1 to 4)' },
-  { name: 'eval-timeout', type: 'string', default: '0', metavar: 'MS', description: 'per-request evaluation time limit in milliseconds (0: none)' },
+  { name: 'eval-timeout', type: 'string', default: '10s', metavar: 'DURATION', description: 'per-evaluation deadline, a Go duration (10s, 500ms) or milliseconds; past it the query fails with eval_cancel_error (0: none)' },
+  { name: 'max-collection-size', type: 'string', default: '10000000', metavar: 'N', description: 'most members of any collection an evaluation builds (comprehensions, query results, objects, sets); 0: no cap' },
+  { name: 'worker-heap-mb', type: 'string', default: '2048', metavar: 'MB', description: 'heap limit of each evaluation worker; a worker that exceeds it is replaced' },
   { name: 'log-level', short: 'l', type: 'string', choices: ['debug', 'info', 'warn', 'error'], metavar: 'LEVEL', description: 'set log level (default: no request logs)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for run' },
 ];
@@ -89,6 +91,20 @@ function duration(text: string | undefined, flag: string): number {
   }
 }
 
+/** `--eval-timeout`: plain milliseconds, or a Go duration. */
+function evalTimeout(text: string | undefined): number {
+  if (text !== undefined && /^\d+$/.test(text)) return Number(text);
+  const ms = duration(text, 'eval-timeout');
+  if (ms < 0) throw new UsageError(`invalid value ${JSON.stringify(text)} for --eval-timeout: want a non-negative duration`);
+  return Math.ceil(ms);
+}
+
+function positiveInt(text: string | undefined, flag: string): number {
+  const n = nonNegativeInt(text, flag);
+  if (n === 0) throw new UsageError(`invalid value ${JSON.stringify(text)} for --${flag}: want a positive integer`);
+  return n;
+}
+
 /** Repeatable list flags also take comma-separated lists (OPA's string slices). */
 function addresses(args: ParsedArgs, flag: string): string[] {
   return list(args, flag).flatMap((v) => v.split(',')).filter((v) => v !== '');
@@ -108,7 +124,9 @@ export function runOptions(args: ParsedArgs): Omit<StartOptions, 'version'> {
     bundles: bool(args, 'bundle'),
     paths: args.positionals,
     workers: workerCount(str(args, 'workers')),
-    evalTimeoutMs: nonNegativeInt(str(args, 'eval-timeout'), 'eval-timeout'),
+    evalTimeoutMs: evalTimeout(str(args, 'eval-timeout')),
+    maxCollectionSize: nonNegativeInt(str(args, 'max-collection-size'), 'max-collection-size'),
+    workerHeapMb: positiveInt(str(args, 'worker-heap-mb'), 'worker-heap-mb'),
     tlsCertRefreshMs: duration(str(args, 'tls-cert-refresh-period'), 'tls-cert-refresh-period'),
     h2c: bool(args, 'h2c'),
     shutdownGracePeriod: integer(str(args, 'shutdown-grace-period'), 'shutdown-grace-period'),

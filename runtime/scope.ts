@@ -9,6 +9,7 @@ import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
 import { member, memberWithKey } from './builtins/sets.js';
 import { insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
+import { limits, collectionTooLarge } from './eval/limits.js';
 
 export const RUNTIME = {
   dot,
@@ -35,6 +36,8 @@ export const RUNTIME = {
   EvalError,
   EvalContext,
   NO_VALUE,
+  limits,
+  collectionTooLarge,
 };
 
 export type RuntimeScope = typeof RUNTIME;

@@ -52,6 +52,9 @@ export interface StartOptions {
   bundles?: boolean;
   workers?: number;
   evalTimeoutMs?: number;
+  /** Evaluation limits (see server/README.md, Limits); defaults in server/engine/engine.ts. */
+  maxCollectionSize?: number;
+  workerHeapMb?: number;
   version: string;
   logLevel?: string;
 }
@@ -98,7 +101,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     authorization: opts.authorization ?? 'off',
     v0Compatible: opts.v0Compatible ?? false,
     workers: opts.workers ?? 0,
-    evalTimeoutMs: opts.evalTimeoutMs ?? 0,
+    ...(opts.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: opts.evalTimeoutMs }),
+    ...(opts.maxCollectionSize === undefined ? {} : { maxCollectionSize: opts.maxCollectionSize }),
+    ...(opts.workerHeapMb === undefined ? {} : { workerHeapMb: opts.workerHeapMb }),
     logger: opts.logLevel ? { level: opts.logLevel } : false,
   };
   const app = await buildServer(serverOpts);

@@ -67,7 +67,7 @@ function run(policy: CompiledPolicy, plan: QueryPlan, opts: EvalOptions, rec: Re
   const f: Slots = new Array(plan.frameSize);
   try {
     if (!rec) {
-      ip.block(plan.body, 0, f, ctx, (f2) => (frames.push(f2.slice()), false));
+      ip.block(plan.body, 0, f, ctx, (f2) => (frames.push(f2.slice()) > RUNTIME.limits.maxCollectionSize && RUNTIME.collectionTooLarge(), false));
       return frames;
     }
     const body = rec.exprIndex.addQuery(plan);

@@ -347,7 +347,7 @@ export class Interpreter {
     const acc: Value[] = [];
     this.nested(e.body, f, c, (f2, c2) => {
       const v = this.expr(e.head, f2, c2);
-      if (v !== undefined) acc.push(v);
+      if (v !== undefined && acc.push(v) > rt.limits.maxCollectionSize) rt.collectionTooLarge();
       return false;
     });
     return e.kind === 'set' ? rt.RSet.of(acc) : acc;

@@ -6,6 +6,7 @@ import type { BuiltinDef } from './types.js';
 import { T } from './types.js';
 import { OperandTypeError } from './errors.js';
 import { asArray, asNumber } from './args.js';
+import { checkCollectionSize } from '../eval/limits.js';
 
 const arrCat = ['array'];
 const arrAny = T.arrayOf(T.any);
@@ -45,6 +46,7 @@ export const builtins: BuiltinDef[] = [
       const y = asArray(b!, 2);
       if (x.length === 0) return y;
       if (y.length === 0) return x;
+      checkCollectionSize(x.length + y.length); // the evaluation collection cap (runtime/eval/limits.ts)
       return x.concat(y);
     },
   },

@@ -1,10 +1,12 @@
 // The state of one evaluation: input, base data, memoized rule values, `with`
-// replacements, the builtin context, and the limits (deadline, step counter).
+// replacements, the builtin context, and the limits (deadline, step counter,
+// heap ceiling: see limits.ts).
 // `with` derives a child context; closures always receive the context to use.
 import type { Value } from '../value/value.js';
 import type { BuiltinContext } from '../builtins/types.js';
 import { EvalError } from './errors.js';
 import { RObject } from '../value/collections.js';
+import { checkHeap } from './limits.js';
 
 /** A replacement installed by `with` for a builtin or user function. */
 export type FunctionOverride = { kind: 'value'; value: Value } | { kind: 'builtin'; name: string } | { kind: 'group'; group: number };
@@ -114,10 +116,14 @@ export class EvalContext implements BuiltinContext {
     if ((++this.steps & 0x3ff) === 0) this.checkDeadline();
   }
 
-  /** Throws eval_cancel_error once the deadline has passed (generated loops call it every 1024 steps). */
+  /**
+   * Throws eval_cancel_error once the deadline has passed or the heap is above its
+   * ceiling (limits.ts); generated loops call it every 1024 steps.
+   */
   checkDeadline(): void {
     if (this.deadline !== undefined && Date.now() > this.deadline) {
       throw new EvalError('eval_cancel_error', 'caller cancelled query execution: evaluation deadline exceeded');
     }
+    checkHeap();
   }
 }

@@ -2,3 +2,4 @@
 export { MemoryStore, Transaction, applyWrite, readPath, type CommitEvent, type StorePath, type Trigger, type WriteOp } from './memory.js';
 export { StorageError, OwnershipError, pathText, type StorageErrorCode } from './errors.js';
 export { checkPathScope, pathsOverlap, rootSegments } from './ownership.js';
+export { buildDocument, buildDocumentSync, JSONBuildError, type BuildOptions } from './json-builder.js';

@@ -2,9 +2,11 @@
 // any value, and sets. Both hash their members by `keyOf`, which is the member's
 // own text for strings (the common case) and a tagged canonical encoding otherwise.
 // Iteration follows Rego's sort order, as OPA iterates objects and sets sorted.
+// Growing past the evaluation collection cap (runtime/eval/limits.ts) throws.
 import type { Value } from './value.js';
 import { compare, compareStrings } from './compare.js';
 import { canonicalKey } from './key.js';
+import { collectionTooLarge, limits } from '../eval/limits.js';
 
 /** Hash key for a member: strings map to themselves unless they could collide with tags. */
 export function keyOf(v: Value): string {
@@ -27,19 +29,118 @@ type Props = Record<string, Value>;
 const Bare = function Bare(this: Props) {} as unknown as { new (): Props };
 Bare.prototype = Object.create(null);
 
+/** Objects whose members are not loaded yet (see RObject.lazy). */
+const lazyObjects = new WeakSet<RObject>();
+
+/** Traps forwarding every operation to the props `ensure` loads on first use. */
+function lazyHandler(ensure: () => Props, known: Set<string> | undefined): ProxyHandler<Props> {
+  // With the keys known, looking up a missing key needs no loading.
+  const absent = (k: string | symbol): boolean => known !== undefined && typeof k === 'string' && !known.has(k);
+  return {
+    get: (_t, k) => (absent(k) ? undefined : (ensure() as Record<string | symbol, Value>)[k]),
+    has: (_t, k) => !absent(k) && k in ensure(),
+    ownKeys: () => Reflect.ownKeys(ensure()),
+    getOwnPropertyDescriptor: (_t, k) => Reflect.getOwnPropertyDescriptor(ensure(), k),
+    set: (_t, k, v) => Reflect.set(ensure(), k, v),
+    deleteProperty: (_t, k) => Reflect.deleteProperty(ensure(), k),
+    defineProperty: (_t, k, d) => Reflect.defineProperty(ensure(), k, d),
+  };
+}
+
+/** RObject's caches; see RObject.ext. */
+interface ObjectCaches {
+  sorted: [Value, Value][] | undefined;
+  keys: Value[] | undefined;
+  values: Value[] | undefined;
+  hashKey: string | undefined;
+  taggedKey: string | undefined;
+}
+
+function newCaches(): ObjectCaches {
+  return { sorted: undefined, keys: undefined, values: undefined, hashKey: undefined, taggedKey: undefined };
+}
+
 export class RObject {
   /**
    * String keys (the common case), values stored directly. Generated code reads
    * `props[k]` in place (one inline cache per site); everything else uses getStr.
    */
-  readonly props: Props = new Bare();
-  private count = 0;
+  readonly props: Props;
+  /** Number of string keys; -1 while a lazy object is not loaded. */
+  private count: number;
   /** Other keys, by their hash key. */
   private others: Map<string, [Value, Value]> | undefined;
-  private sortedCache: [Value, Value][] | undefined;
-  /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
-  hashKey: string | undefined;
-  taggedKey: string | undefined;
+  /**
+   * Caches (sorted entries, keys, values, hash keys), in a side object made on
+   * first use: most objects of a large data document never need one, and three
+   * fields per object instead of eight keep such documents small.
+   */
+  private ext: ObjectCaches | undefined;
+
+  /** Cached canonical key (see key.ts); cleared by every mutation. */
+  get hashKey(): string | undefined {
+    return this.ext?.hashKey;
+  }
+  set hashKey(k: string | undefined) {
+    (this.ext ??= newCaches()).hashKey = k;
+  }
+  /** Cached tagged key (keyOf); cleared by every mutation. */
+  get taggedKey(): string | undefined {
+    return this.ext?.taggedKey;
+  }
+  set taggedKey(k: string | undefined) {
+    (this.ext ??= newCaches()).taggedKey = k;
+  }
+
+  /** `props` (a null-prototype-like object of `count` string keys) is adopted, not copied. */
+  constructor(props?: Props, count = 0) {
+    this.props = props ?? new Bare();
+    this.count = count;
+  }
+
+  /**
+   * Wrap a plain object (e.g. from JSON.parse) in place: its prototype becomes the
+   * property-less one of `props`, so no member is copied. Values must already be Values.
+   */
+  static adopt(plain: object): RObject {
+    Object.setPrototypeOf(plain, Bare.prototype);
+    return new RObject(plain as Props, Object.keys(plain).length);
+  }
+
+  /** A fresh property-less object for `adopt` (keys assigned directly). */
+  static bareProps(): Record<string, Value> {
+    return new Bare();
+  }
+
+  /**
+   * An object whose members `load` produces on first use of any member, key or
+   * size (the main thread's view of a large document that lives in the workers).
+   * With `keys` (all its keys), looking up an absent key does not load it.
+   */
+  static lazy(load: () => RObject, keys?: Iterable<string>): RObject {
+    const o = new RObject(undefined, -1);
+    let real: Props | undefined;
+    const ensure = (): Props => {
+      if (real === undefined) {
+        const r = load();
+        real = r.props;
+        lazyObjects.delete(o);
+        const w = o as unknown as { props: Props; count: number; others: RObject['others'] };
+        w.props = real;
+        w.count = r.count;
+        w.others = r.others;
+      }
+      return real;
+    };
+    (o as unknown as { props: Props }).props = new Proxy(new Bare(), lazyHandler(ensure, keys === undefined ? undefined : new Set(keys)));
+    lazyObjects.add(o);
+    return o;
+  }
+
+  /** True for a lazy object whose members are not loaded yet. */
+  static isLazy(v: unknown): boolean {
+    return v instanceof RObject && lazyObjects.has(v);
+  }
 
   static fromEntries(entries: Iterable<[Value, Value]>): RObject {
     const o = new RObject();
@@ -48,6 +149,7 @@ export class RObject {
   }
 
   get size(): number {
+    if (this.count < 0) void ('' in this.props); // a lazy object: load it
     return this.count + (this.others?.size ?? 0);
   }
 
@@ -69,17 +171,16 @@ export class RObject {
   /** Mutating insert: use only while building a fresh object. */
   set(key: Value, value: Value): this {
     if (typeof key === 'string') {
-      if (!(key in this.props)) this.count++;
+      // The evaluation collection cap (runtime/eval/limits.ts), checked as the object grows.
+      if (!(key in this.props) && ++this.count > limits.maxCollectionSize) collectionTooLarge();
       this.props[key] = value;
-    } else (this.others ??= new Map()).set(keyOf(key), [key, value]);
-    this.sortedCache = this.keysCache = this.valuesCache = undefined;
-    this.hashKey = this.taggedKey = undefined;
+    } else if ((this.others ??= new Map()).set(keyOf(key), [key, value]).size > limits.maxCollectionSize) collectionTooLarge();
+    this.ext = undefined;
     return this;
   }
 
   delete(key: Value): boolean {
-    this.sortedCache = this.keysCache = this.valuesCache = undefined;
-    this.hashKey = this.taggedKey = undefined;
+    this.ext = undefined;
     if (typeof key === 'string') {
       if (!(key in this.props)) return false;
       delete this.props[key];
@@ -91,7 +192,8 @@ export class RObject {
 
   /** Entries in Rego key order. */
   entries(): [Value, Value][] {
-    if (this.sortedCache === undefined) {
+    const ext = (this.ext ??= newCaches());
+    if (ext.sorted === undefined) {
       const strs: [Value, Value][] = [];
       for (const k in this.props) strs.push([k, this.props[k]!]);
       strs.sort((x, y) => compareStrings(x[0] as string, y[0] as string));
@@ -99,27 +201,26 @@ export class RObject {
         const rest = [...this.others.values()];
         const all = strs.concat(rest);
         all.sort((x, y) => compare(x[0], y[0]));
-        this.sortedCache = all;
-      } else this.sortedCache = strs;
+        ext.sorted = all;
+      } else ext.sorted = strs;
     }
-    return this.sortedCache;
+    return ext.sorted;
   }
-
-  private keysCache: Value[] | undefined;
-  private valuesCache: Value[] | undefined;
 
   /** Keys in Rego order (cached; do not mutate). */
   keys(): Value[] {
     const e = this.entries();
-    if (this.keysCache === undefined || this.keysCache.length !== e.length) this.keysCache = e.map((x) => x[0]);
-    return this.keysCache;
+    const ext = this.ext!;
+    if (ext.keys === undefined || ext.keys.length !== e.length) ext.keys = e.map((x) => x[0]);
+    return ext.keys;
   }
 
   /** Values in key order (cached; do not mutate). */
   values(): Value[] {
     const e = this.entries();
-    if (this.valuesCache === undefined || this.valuesCache.length !== e.length) this.valuesCache = e.map((x) => x[1]);
-    return this.valuesCache;
+    const ext = this.ext!;
+    if (ext.values === undefined || ext.values.length !== e.length) ext.values = e.map((x) => x[1]);
+    return ext.values;
   }
 
   /** Entries in insertion order (cheaper when order does not matter). */
@@ -170,6 +271,7 @@ export class RSet {
     const n = this.map.size;
     this.map.set(keyOf(v), v);
     if (this.map.size !== n) {
+      if (n >= limits.maxCollectionSize) collectionTooLarge();
       this.sortedCache = this.unorderedCache = undefined;
       this.hashKey = this.taggedKey = undefined;
     }

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RObject, goEscapeHTML, goJSONError, parseJSON, type Value } from '../../runtime/index.js';
 import { fromWireError } from '../engine/evaluate.js';
+import { LARGE_DOCUMENT_BYTES } from '../engine/shared-docs.js';
 import type { EvalOutcome } from '../engine/protocol.js';
 import { bodyText, documentMember, goTypeMismatch, parseDocument, requestDocument, type ParsedDocument } from './body.js';
 import { RequestMetrics, inputPayload, logDecision, newDecisionId, provenance, type ServerContext } from './context.js';
@@ -138,19 +139,26 @@ async function putData(ctx: ServerContext, req: FastifyRequest, reply: FastifyRe
   const metrics = new RequestMetrics();
   const path = storagePath(req);
   ctx.engine.store.checkPathScope(path);
-  const value = jsonBody(ctx, req);
-  const exists = ctx.engine.store.read(path) !== undefined;
-  if (exists && req.headers['if-none-match'] === '*') return sendEmpty(reply, 304);
-  await ctx.engine.writeData([path], (txn) => {
-    if (path.length === 0) {
-      txn.write('add', [], value);
-    } else if (txn.read(path) !== undefined) {
-      txn.write('replace', path, value);
-    } else {
-      txn.makeParents(path);
-      txn.write('add', path, value);
-    }
-  });
+  // A large body is parsed off the request path (worker threads, or slices), see Engine.prepareDocument.
+  const raw = req.body;
+  const large = Buffer.isBuffer(raw) && raw.length >= LARGE_DOCUMENT_BYTES ? await ctx.engine.prepareDocument(raw, ctx.limits.maxDepth) : undefined;
+  try {
+    const value = large ? large.value : jsonBody(ctx, req);
+    const exists = ctx.engine.store.read(path) !== undefined;
+    if (exists && req.headers['if-none-match'] === '*') return sendEmpty(reply, 304);
+    await ctx.engine.writeData([path], (txn) => {
+      if (path.length === 0) {
+        txn.write('add', [], value);
+      } else if (txn.read(path) !== undefined) {
+        txn.write('replace', path, value);
+      } else {
+        txn.makeParents(path);
+        txn.write('add', path, value);
+      }
+    });
+  } finally {
+    large?.release();
+  }
   return writeReply(req, reply, params, metrics);
 }
 

@@ -4,23 +4,41 @@
 // leaves the old state active — then publishes the change to every evaluator and
 // returns only when all of them have it.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type ResultRow } from '../../compiler/index.js';
-import { MemoryStore, RObject, StorageError, pathsOverlap, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
+import { DEFAULT_MAX_COLLECTION_SIZE, MemoryStore, RObject, StorageError, pathsOverlap, setEvalLimits, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
 import { BadRequestError, PolicyCompileError } from './errors.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { InProcessEvaluator, type Evaluator } from './evaluator.js';
 import { PoolEvaluator } from './pool.js';
 import { checkPathConflicts, hasRulesFor, isEmptyModule, packagePath, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
 import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
+import { buildLocal, collectSoon, placeholder, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
+
+/** Default per-evaluation deadline (ms): `--eval-timeout`. */
+export const DEFAULT_EVAL_TIMEOUT_MS = 10_000;
+/** Default old-generation heap limit of each evaluation worker (MB): `--worker-heap-mb`. */
+export const DEFAULT_WORKER_HEAP_MB = 2048;
+
+/** A large document parsed ahead of its write (see Engine.prepareDocument). */
+export interface PreparedDocument {
+  /** The value to write (on the main thread, a placeholder when workers evaluate). */
+  value: Value;
+  /** Call when the write is done or abandoned. */
+  release(): void;
+}
 
 export interface EngineOptions {
   /** Parse policies as Rego v0 (`--v0-compatible`). */
   v0Compatible?: boolean;
   /** Worker threads for evaluation; 0 evaluates in-process. */
   workers?: number;
-  /** Per-request evaluation time limit in ms (0: none). */
+  /** Per-request evaluation time limit in ms (0: none; default DEFAULT_EVAL_TIMEOUT_MS). */
   evalTimeoutMs?: number;
   /** Extra time past the limit before a worker is considered stuck and replaced (ms, default 250). */
   evalGraceMs?: number;
+  /** Most members of one collection built during an evaluation (0: none; default 10,000,000). */
+  maxCollectionSize?: number;
+  /** Old-generation heap limit of each worker in MB (default DEFAULT_WORKER_HEAP_MB). */
+  workerHeapMb?: number;
 }
 
 /** timer_rego_module_parse_ns, timer_rego_module_compile_ns and, when instrumented, timer_compile_stage_*_ns. */
@@ -28,6 +46,15 @@ export type PolicyTimers = Record<string, number>;
 
 function nowNs(): bigint {
   return process.hrtime.bigint();
+}
+
+type PoolOptionsSnapshot = ConstructorParameters<typeof PoolEvaluator>[0]['snapshot'];
+
+/** A store write as sent to the workers: a large document by reference, other values as JSON text. */
+function wireOp(o: WriteOp): WireWriteOp {
+  if (o.value === undefined) return { op: o.op, path: o.path };
+  const doc = sharedSource(o.value);
+  return doc ? { op: o.op, path: o.path, doc } : { op: o.op, path: o.path, valueText: toJSONText(o.value) };
 }
 
 export class Engine {
@@ -43,7 +70,9 @@ export class Engine {
 
   constructor(opts: EngineOptions = {}) {
     this.v0Compatible = opts.v0Compatible ?? false;
-    this.evalTimeoutMs = opts.evalTimeoutMs ?? 0;
+    this.evalTimeoutMs = opts.evalTimeoutMs ?? DEFAULT_EVAL_TIMEOUT_MS;
+    const maxCollectionSize = opts.maxCollectionSize ?? DEFAULT_MAX_COLLECTION_SIZE;
+    setEvalLimits({ maxCollectionSize });
     this.core = new EvalCore(this.v0Compatible);
     this.store.onCommit((event) => {
       this.core.data = this.store.root;
@@ -52,7 +81,15 @@ export class Engine {
     const workers = opts.workers ?? 0;
     this.evaluator =
       workers > 0
-        ? new PoolEvaluator({ threads: workers, v0Compatible: this.v0Compatible, graceMs: opts.evalGraceMs ?? 250, snapshot: () => this.snapshot() })
+        ? new PoolEvaluator({
+            threads: workers,
+            v0Compatible: this.v0Compatible,
+            timeoutMs: this.evalTimeoutMs,
+            graceMs: opts.evalGraceMs ?? 250,
+            heapMb: opts.workerHeapMb ?? DEFAULT_WORKER_HEAP_MB,
+            maxCollectionSize,
+            snapshot: () => this.snapshot(),
+          })
         : new InProcessEvaluator(this.core);
   }
 
@@ -158,17 +195,48 @@ export class Engine {
     await this.publish(false);
   }
 
+  /**
+   * Parse a large JSON document for a write without blocking: with workers, each
+   * builds it from shared bytes in slices and the main thread keeps a placeholder;
+   * in-process, it is built here in slices. BadRequestError (Go's wording) when the
+   * bytes are not a JSON document. Release the result once the write is done.
+   */
+  async prepareDocument(body: Uint8Array, maxDepth: number): Promise<PreparedDocument> {
+    if (!(this.evaluator instanceof PoolEvaluator)) return { value: await buildLocal(body, maxDepth), release: collectSoon };
+    const pool = this.evaluator;
+    const doc = shareBytes(body);
+    let keys: string[] | undefined;
+    try {
+      keys = await pool.prepare(doc, maxDepth);
+    } catch (e) {
+      pool.discard(doc.id);
+      collectSoon();
+      throw e;
+    }
+    return {
+      value: placeholder(doc, maxDepth, keys),
+      release: () => {
+        pool.discard(doc.id);
+        collectSoon();
+      },
+    };
+  }
+
   private async publish(policiesChanged: boolean): Promise<void> {
-    const ops: WireWriteOp[] = this.pendingOps.map((o) => ({ op: o.op, path: o.path, ...(o.value === undefined ? {} : { valueText: toJSONText(o.value) }) }));
+    const inProcess = !(this.evaluator instanceof PoolEvaluator);
+    const ops: WireWriteOp[] = inProcess ? [] : this.pendingOps.map((o) => wireOp(o));
+    const changed = policiesChanged || this.pendingOps.length > 0;
     this.pendingOps = [];
-    if (!policiesChanged && ops.length === 0) return;
+    if (!changed) return;
     this.generationValue++;
+    if (inProcess) return; // the engine's own core already has the change
     const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...(policiesChanged ? { modules: toSourceFiles(this.records.values()) } : {}) };
     await this.evaluator.publish(update);
   }
 
-  private snapshot(): { generation: number; modules: ReturnType<typeof toSourceFiles>; dataText: string } {
-    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText: toJSONText(this.store.root) };
+  private snapshot(): ReturnType<PoolOptionsSnapshot> {
+    const { dataText, docs } = snapshotData(this.store.root);
+    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText, ...(docs.length > 0 ? { docs } : {}) };
   }
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */

@@ -3,7 +3,7 @@
 // the current policy generation), and `run`, which evaluates one task and renders
 // its result as JSON text with OPA's timers.
 import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
-import { RObject, fromJS, parseJSON, toJSONText, type Value } from '../../runtime/index.js';
+import { RObject, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value } from '../../runtime/index.js';
 import { explainEvaluation } from './explain.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
 
@@ -183,7 +183,11 @@ export function toWireError(e: unknown): WireError {
     const l = err.location;
     return { kind: 'eval', phase, code: err.code, message: err.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
   }
-  if (err instanceof RangeError) return { kind: 'eval', phase, code: 'eval_recursion_error', message: 'evaluation exceeded the maximum stack depth' };
+  if (err instanceof RangeError) {
+    // A size limit of V8 itself (string length, Map size) is a resource limit, not recursion.
+    if (rangeErrorKind(err) === 'size') return { kind: 'eval', phase, code: 'eval_cancel_error', message: `caller cancelled query execution: ${err.message}` };
+    return { kind: 'eval', phase, code: 'eval_recursion_error', message: 'evaluation exceeded the maximum stack depth' };
+  }
   return { kind: 'other', phase, message: err instanceof Error ? err.message : String(err) };
 }
 

@@ -3,29 +3,62 @@
 // broadcast on a BroadcastChannel and acknowledged by every live worker before
 // `publish` resolves; each task also names the generation it needs, and a worker
 // that is behind waits for it, so no evaluation ever sees older state than the
-// write that preceded it. A task that runs past its deadline (plus a grace period)
-// (counted from when a worker reports it started) is aborted: piscina terminates that worker and starts a fresh one, which asks for
-// a snapshot; other requests are unaffected.
+// write that preceded it. Large documents are prepared first (every worker builds
+// the value from shared bytes in slices, still serving) and committed by a write
+// that names them, so they become visible everywhere at once.
+//
+// Tasks queued in one turn of the event loop travel as batches (one per worker at
+// most). Limits: each worker has a heap limit (resourceLimits); a watchdog reads
+// a shared board where workers note when each task of a batch started, and aborts
+// (terminates) a worker whose task runs past its deadline plus a grace period.
+// When a worker dies (abort, out of memory), the task it was running gets the
+// error and the other tasks of its batch are queued again, once.
 import { BroadcastChannel } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Evaluator } from './evaluator.js';
-import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, StateSnapshot, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
+import { BadRequestError } from './errors.js';
+import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, SharedDocument, StateSnapshot, StateUpdate, UpMessage, WireError, WorkerConfig } from './protocol.js';
 
 export interface PoolOptions {
   threads: number;
   v0Compatible: boolean;
+  /** Per-task evaluation limit (ms); 0: none. */
+  timeoutMs: number;
   /** Extra time after a task's deadline before its worker is considered stuck (ms). */
   graceMs?: number;
+  /** Old-generation heap limit of each worker (MB). */
+  heapMb: number;
+  /** Evaluation collection cap (0: none). */
+  maxCollectionSize: number;
   /** The current state, for workers that (re)start. */
   snapshot(): Omit<StateSnapshot, 'type' | 'target'>;
 }
 
 const ACK_TIMEOUT_MS = 30_000;
+const PREPARE_TIMEOUT_MS = 120_000;
+/** Watchdog board slots (batches in flight that can be watched). */
+const SLOTS = 1024;
 
 interface QueuedTask {
   task: EvalTask;
   resolve(outcome: EvalOutcome): void;
+  reject(e: unknown): void;
+  retried?: boolean;
+}
+
+interface LiveBatch {
+  part: QueuedTask[];
+  abort: AbortController;
+  slot: number;
+  /** Index of the task the watchdog stopped. */
+  stopped?: number;
+}
+
+interface Preparing {
+  pending: Set<number>;
+  keys?: string[];
+  resolve(keys: string[] | undefined): void;
   reject(e: unknown): void;
 }
 
@@ -34,21 +67,33 @@ function workerFile(): string {
   return new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url).href;
 }
 
+const DEADLINE: WireError = { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' };
+
 export class PoolEvaluator implements Evaluator {
   private readonly pool: Piscina;
   private readonly down: BroadcastChannel;
   private readonly up: BroadcastChannel;
   private readonly acked = new Map<number, number>();
   private readonly waiters = new Set<() => void>();
-  /** Task id → arms the task's abort timer once a worker reports it started. */
-  private readonly starting = new Map<number, () => void>();
-  private nextTaskId = 1;
+  private readonly board = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * 4));
+  private readonly epoch = Date.now();
+  private readonly freeSlots = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
+  private readonly live = new Map<number, LiveBatch>();
+  private readonly preparing = new Map<number, Preparing>();
+  private readonly watchdog: NodeJS.Timeout | undefined;
   private queued: QueuedTask[] = [];
   private closed = false;
 
   constructor(private readonly opts: PoolOptions) {
     const id = randomUUID();
-    const config: WorkerConfig = { downChannel: `regent-down-${id}`, upChannel: `regent-up-${id}`, v0Compatible: opts.v0Compatible };
+    const config: WorkerConfig = {
+      downChannel: `regent-down-${id}`,
+      upChannel: `regent-up-${id}`,
+      v0Compatible: opts.v0Compatible,
+      maxCollectionSize: opts.maxCollectionSize,
+      board: this.board.buffer as SharedArrayBuffer,
+      epoch: this.epoch,
+    };
     this.down = new BroadcastChannel(config.downChannel);
     this.up = new BroadcastChannel(config.upChannel);
     this.up.onmessage = (ev) => this.onUp((ev as { data: UpMessage }).data);
@@ -61,9 +106,14 @@ export class PoolEvaluator implements Evaluator {
       idleTimeout: Number.MAX_SAFE_INTEGER,
       atomics: 'disabled',
       workerData: config,
+      resourceLimits: { maxOldGenerationSizeMb: opts.heapMb },
     });
     this.pool.on('workerDestroy', () => this.wake());
     this.pool.on('error', () => this.wake());
+    if (opts.timeoutMs > 0) {
+      this.watchdog = setInterval(() => this.watch(), Math.max(10, Math.min(100, Math.floor(opts.timeoutMs / 4))));
+      this.watchdog.unref();
+    }
   }
 
   /** Thread ids of the live workers. */
@@ -71,34 +121,13 @@ export class PoolEvaluator implements Evaluator {
     return this.pool.threads.map((t) => t.threadId);
   }
 
-  async evaluate(task: EvalTask): Promise<EvalOutcome> {
-    // Without a time limit a task joins the current batch (see flush); with one it
-    // travels alone, so that aborting its worker touches no other request.
-    if (task.timeoutMs === undefined) return this.enqueue(task);
-    const abort = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const taskId = this.nextTaskId++;
-    const limit = task.timeoutMs + (this.opts.graceMs ?? 250);
-    this.starting.set(taskId, () => (timer = setTimeout(() => abort.abort(), limit)));
-    try {
-      task.taskId = taskId;
-      return (await this.pool.run(task, { signal: abort.signal })) as EvalOutcome;
-    } catch (e) {
-      if (abort.signal.aborted) {
-        return { timers: {}, cacheHit: false, error: { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' } };
-      }
-      throw e;
-    } finally {
-      this.starting.delete(taskId);
-      if (timer) clearTimeout(timer);
-    }
+  evaluate(task: EvalTask): Promise<EvalOutcome> {
+    return new Promise((resolve, reject) => this.enqueue({ task, resolve, reject }));
   }
 
-  private enqueue(task: EvalTask): Promise<EvalOutcome> {
-    return new Promise((resolve, reject) => {
-      this.queued.push({ task, resolve, reject });
-      if (this.queued.length === 1) setImmediate(() => this.flush());
-    });
+  private enqueue(q: QueuedTask): void {
+    this.queued.push(q);
+    if (this.queued.length === 1) setImmediate(() => this.flush());
   }
 
   /**
@@ -110,13 +139,107 @@ export class PoolEvaluator implements Evaluator {
     const queued = this.queued;
     this.queued = [];
     const size = Math.ceil(queued.length / Math.max(1, this.opts.threads));
-    for (let i = 0; i < queued.length; i += size) {
-      const part = queued.slice(i, i + size);
-      const batch: EvalBatch = { batch: part.map((q) => q.task) };
-      this.pool.run(batch).then(
-        (outcomes: EvalOutcome[]) => part.forEach((q, j) => q.resolve(outcomes[j]!)),
-        (e: unknown) => part.forEach((q) => q.reject(e)),
-      );
+    for (let i = 0; i < queued.length; i += size) this.dispatch(queued.slice(i, i + size));
+  }
+
+  private dispatch(part: QueuedTask[]): void {
+    const slot = this.freeSlots.pop() ?? -1;
+    const batch: LiveBatch = { part, abort: new AbortController(), slot };
+    if (slot >= 0) {
+      Atomics.store(this.board, slot * 2 + 1, 0);
+      this.live.set(slot, batch);
+    }
+    const message: EvalBatch = { batch: part.map((q) => q.task), slot };
+    this.pool.run(message, { signal: batch.abort.signal }).then(
+      (outcomes: EvalOutcome[]) => {
+        this.release(batch);
+        part.forEach((q, j) => q.resolve(outcomes[j]!));
+      },
+      (e: unknown) => {
+        const index = batch.stopped ?? (slot >= 0 ? Atomics.load(this.board, slot * 2 + 1) - 1 : -1);
+        this.release(batch);
+        this.failed(batch, index, e);
+      },
+    );
+  }
+
+  private release(batch: LiveBatch): void {
+    if (batch.slot < 0) return;
+    if (this.live.get(batch.slot) === batch) this.live.delete(batch.slot);
+    this.freeSlots.push(batch.slot);
+    batch.slot = -1;
+  }
+
+  /** A batch's worker died: the running task gets the error, the others run again (once). */
+  private failed(batch: LiveBatch, index: number, e: unknown): void {
+    const error = this.deathError(batch, e);
+    batch.part.forEach((q, j) => {
+      if (j === index || q.retried || this.closed) q.resolve({ timers: {}, cacheHit: false, error });
+      else {
+        q.retried = true;
+        this.enqueue(q);
+      }
+    });
+  }
+
+  private deathError(batch: LiveBatch, e: unknown): WireError {
+    if (batch.stopped !== undefined) return DEADLINE;
+    const code = (e as { code?: string } | null)?.code;
+    const message = e instanceof Error ? e.message : String(e);
+    if (code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(message)) {
+      return { kind: 'other', phase: 'eval', message: `evaluation exceeded the worker heap limit (${this.opts.heapMb} MB, --worker-heap-mb): the worker was replaced` };
+    }
+    return { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${message}` };
+  }
+
+  /** Abort the batches whose running task is past its deadline and grace period. */
+  private watch(): void {
+    const now = Date.now() - this.epoch;
+    const limit = this.opts.timeoutMs + (this.opts.graceMs ?? 250);
+    for (const [slot, batch] of this.live) {
+      const index = Atomics.load(this.board, slot * 2 + 1);
+      if (index === 0) continue;
+      if (now - Atomics.load(this.board, slot * 2) > limit) {
+        batch.stopped = index - 1;
+        this.live.delete(slot);
+        batch.abort.abort();
+      }
+    }
+  }
+
+  /**
+   * Have every worker build a shared document (in slices, still serving). Resolves
+   * with the top-level keys of an object document (when few), once all have it;
+   * rejects with BadRequestError when the document is not valid JSON.
+   */
+  prepare(doc: SharedDocument, maxDepth: number): Promise<string[] | undefined> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => finish(() => resolve(entry.keys)), PREPARE_TIMEOUT_MS);
+      const finish = (fn: () => void): void => {
+        clearTimeout(timer);
+        this.preparing.delete(doc.id);
+        fn();
+      };
+      const entry: Preparing = {
+        pending: new Set(this.threadIds()),
+        resolve: (keys) => finish(() => resolve(keys)),
+        reject: (e) => finish(() => reject(e)),
+      };
+      this.preparing.set(doc.id, entry);
+      this.down.postMessage({ type: 'prepare', doc, maxDepth } satisfies DownMessage);
+    });
+  }
+
+  /** Drop a prepared document no write will name. */
+  discard(id: number): void {
+    this.down.postMessage({ type: 'discard', id } satisfies DownMessage);
+  }
+
+  private checkPrepared(): void {
+    const alive = new Set(this.threadIds());
+    for (const entry of [...this.preparing.values()]) {
+      for (const t of entry.pending) if (!alive.has(t)) entry.pending.delete(t);
+      if (entry.pending.size === 0) entry.resolve(entry.keys);
     }
   }
 
@@ -126,9 +249,13 @@ export class PoolEvaluator implements Evaluator {
   }
 
   private onUp(msg: UpMessage): void {
-    if (msg.type === 'started') {
-      this.starting.get(msg.taskId)?.();
-      this.starting.delete(msg.taskId);
+    if (msg.type === 'prepared') {
+      const entry = this.preparing.get(msg.id);
+      if (!entry) return;
+      if (msg.error) return entry.reject(new BadRequestError(msg.error.message));
+      entry.keys ??= msg.keys;
+      entry.pending.delete(msg.threadId);
+      this.checkPrepared();
       return;
     }
     if (msg.type === 'hello') {
@@ -142,6 +269,7 @@ export class PoolEvaluator implements Evaluator {
 
   private wake(): void {
     for (const w of [...this.waiters]) w();
+    this.checkPrepared();
   }
 
   private allAcked(generation: number): boolean {
@@ -168,6 +296,7 @@ export class PoolEvaluator implements Evaluator {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.watchdog) clearInterval(this.watchdog);
     this.wake();
     await this.pool.destroy();
     this.down.close();

@@ -1,6 +1,7 @@
 // Messages between the engine (main thread) and evaluation workers. Everything here
-// is structured-clone safe: Rego values cross threads as JSON text, errors as plain
-// objects that the receiving side turns back into typed errors.
+// is structured-clone safe: Rego values cross threads as JSON text (large documents
+// as shared JSON bytes, see SharedDocument), errors as plain objects that the
+// receiving side turns back into typed errors.
 import type { SourceFile } from '../../compiler/index.js';
 
 export type ExplainMode = 'notes' | 'fails' | 'full' | 'debug';
@@ -28,8 +29,6 @@ export interface EvalTask {
   strictBuiltinErrors: boolean;
   /** Evaluation time limit in ms, counted from when the evaluation starts. */
   timeoutMs?: number;
-  /** Pool bookkeeping: identifies the task in 'started' messages. */
-  taskId?: number;
   /** Render the result with a 2-space indent. */
   pretty: boolean;
   /** Add query-compile stage timers (`timer_query_compile_stage_*_ns`) when the query is compiled. */
@@ -40,6 +39,8 @@ export interface EvalTask {
 /** Several tasks sent to one worker in one message; answered by an array of outcomes in the same order. */
 export interface EvalBatch {
   batch: EvalTask[];
+  /** The batch's watchdog slot (WorkerConfig.board), -1 for none. */
+  slot: number;
 }
 
 /** A typed error flattened for transfer. */
@@ -63,11 +64,24 @@ export interface EvalOutcome {
   error?: WireError;
 }
 
-/** One primitive store write, value as JSON text. */
+/**
+ * A large JSON document (a PUT /v1/data body) as UTF-8 bytes in shared memory:
+ * every worker builds its own value from the same bytes, in slices, before the
+ * write commits (see 'prepare'), and the main thread keeps only the bytes.
+ */
+export interface SharedDocument {
+  id: number;
+  bytes: SharedArrayBuffer;
+  length: number;
+}
+
+/** One primitive store write, value as JSON text or as a shared document. */
 export interface WireWriteOp {
   op: 'add' | 'replace' | 'remove';
   path: string[];
   valueText?: string;
+  /** The value is this document (already prepared by the workers under its id). */
+  doc?: SharedDocument;
 }
 
 /** An engine state change, broadcast to every worker. */
@@ -86,18 +100,35 @@ export interface StateSnapshot {
   target: number;
   modules: SourceFile[];
   dataText: string;
+  /** Large documents left out of dataText (null there), to build and put at their paths. */
+  docs?: { path: string[]; doc: SharedDocument }[];
 }
 
-export type DownMessage = StateUpdate | StateSnapshot;
+/** Build a shared document now, in slices, and keep it until a write names it (or 'discard'). */
+export interface PrepareDocument {
+  type: 'prepare';
+  doc: SharedDocument;
+  maxDepth: number;
+}
+
+export type DownMessage = StateUpdate | StateSnapshot | PrepareDocument | { type: 'discard'; id: number };
 
 export type UpMessage =
   | { type: 'hello'; threadId: number }
   | { type: 'ack'; threadId: number; generation: number }
-  /** A worker began evaluating a task (its time limit runs from here). */
-  | { type: 'started'; taskId: number };
+  /** A worker built a prepared document, or found it invalid (`error`). */
+  | { type: 'prepared'; threadId: number; id: number; keys?: string[]; error?: { kind: 'syntax' | 'depth'; message: string } };
 
 export interface WorkerConfig {
   downChannel: string;
   upChannel: string;
   v0Compatible: boolean;
+  /** Evaluation collection cap (runtime/eval/limits.ts); 0: none. */
+  maxCollectionSize: number;
+  /**
+   * The watchdog board: for each batch slot, [start of the running task (ms since
+   * `epoch`), 1 + its index in the batch (0: not started)], written by the worker.
+   */
+  board: SharedArrayBuffer;
+  epoch: number;
 }

@@ -1,37 +1,88 @@
 // Evaluation worker thread (run by piscina, see pool.ts). Holds a replica of the
 // engine state: asks for a snapshot on start, then applies broadcast updates in
 // generation order and acknowledges each. Tasks wait until the replica has reached
-// the generation they name.
+// the generation they name. Large documents are built from shared bytes in slices
+// when the engine prepares them (so tasks keep being answered meanwhile) and put in
+// place by the write that names them. Before each task of a batch the worker notes
+// on the shared watchdog board when it started (pool.ts).
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
-import { RObject, applyWrite, parseJSON } from '../../runtime/index.js';
+import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, type Value } from '../../runtime/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
-import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, StateUpdate, UpMessage, WorkerConfig } from './protocol.js';
+import { documentBytes, documentError } from './shared-docs.js';
+import type { DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
+setEvalLimits({ maxCollectionSize: config.maxCollectionSize });
 const core = new EvalCore(config.v0Compatible);
 const down = new BroadcastChannel(config.downChannel);
 const up = new BroadcastChannel(config.upChannel);
+const board = new Int32Array(config.board);
 let generation = -1;
 const waiting = new Set<() => void>();
+/** Documents built ahead of the write that names them. */
+const prepared = new Map<number, Value>();
+/** Ids a write or a discard has consumed: a build finishing later is dropped. */
+const consumed = new Set<number>();
+/** Keys listed in 'prepared' replies (few: the engine uses them to avoid loading a placeholder). */
+const MAX_REPORTED_KEYS = 10_000;
 
 function send(msg: UpMessage): void {
   up.postMessage(msg);
 }
 
+/** The value of a shared document: prepared, or built now (a worker that started after the prepare). */
+function takeDocument(doc: SharedDocument): Value {
+  consumed.add(doc.id);
+  const ready = prepared.get(doc.id);
+  prepared.delete(doc.id);
+  return ready ?? buildDocumentSync(documentBytes(doc), { maxDepth: Infinity }) ?? null;
+}
+
+function opValue(op: WireWriteOp): Value | undefined {
+  if (op.doc) return takeDocument(op.doc);
+  return op.valueText === undefined ? undefined : parseJSON(op.valueText);
+}
+
 function applyUpdate(update: StateUpdate): void {
   if (update.modules) core.setPolicy(compileModules(update.modules, config.v0Compatible));
   for (const op of update.ops ?? []) {
-    const value = op.valueText === undefined ? undefined : parseJSON(op.valueText);
+    const value = opValue(op);
     core.data = applyWrite(core.data, { op: op.op, path: op.path, ...(value === undefined ? {} : { value }) });
   }
 }
 
+async function prepare(doc: SharedDocument, maxDepth: number): Promise<void> {
+  const bytes = documentBytes(doc);
+  let value: Value | undefined;
+  try {
+    value = await buildDocument(bytes, { maxDepth });
+    if (value === undefined) throw new Error('empty document');
+  } catch (e) {
+    send({ type: 'prepared', threadId, id: doc.id, error: documentError(e, bytes) });
+    return;
+  }
+  if (consumed.has(doc.id)) return;
+  prepared.set(doc.id, value);
+  const keys = value instanceof RObject && value.size <= MAX_REPORTED_KEYS ? (value.keys() as string[]) : undefined;
+  send({ type: 'prepared', threadId, id: doc.id, ...(keys ? { keys } : {}) });
+}
+
 function onDown(msg: DownMessage): void {
+  if (msg.type === 'prepare') {
+    void prepare(msg.doc, msg.maxDepth);
+    return;
+  }
+  if (msg.type === 'discard') {
+    consumed.add(msg.id);
+    prepared.delete(msg.id);
+    return;
+  }
   if (msg.type === 'snapshot') {
     if (msg.target !== threadId || msg.generation <= generation) return;
     core.setPolicy(compileModules(msg.modules, config.v0Compatible));
     const data = parseJSON(msg.dataText);
     core.data = data instanceof RObject ? data : new RObject();
+    for (const { path, doc } of msg.docs ?? []) core.data = applyWrite(core.data, { op: 'replace', path, value: takeDocument(doc) });
     generation = msg.generation;
   } else {
     if (generation < 0 || msg.generation <= generation) return; // not started yet, or already applied
@@ -67,16 +118,19 @@ function reached(target: number): Promise<void> {
   });
 }
 
-async function evaluateOne(task: EvalTask): Promise<EvalOutcome> {
-  if (generation < task.generation) await reached(task.generation);
-  if (task.taskId !== undefined && task.timeoutMs !== undefined) send({ type: 'started', taskId: task.taskId });
-  return core.run(task);
-}
-
-/** One task, or a batch of tasks without time limits (answered in order). */
-export default async function evaluate(message: EvalTask | EvalBatch): Promise<EvalOutcome | EvalOutcome[]> {
-  if (!('batch' in message)) return evaluateOne(message);
+/** A batch of tasks, answered in order; each task's start is noted on the watchdog board. */
+export default async function evaluate(message: EvalBatch): Promise<EvalOutcome[]> {
   const newest = message.batch.reduce((g, t) => Math.max(g, t.generation), -1);
   if (generation < newest) await reached(newest);
-  return message.batch.map((task) => core.run(task));
+  const slot = message.slot;
+  const out: EvalOutcome[] = [];
+  for (let i = 0; i < message.batch.length; i++) {
+    if (slot >= 0) {
+      Atomics.store(board, slot * 2, Date.now() - config.epoch);
+      Atomics.store(board, slot * 2 + 1, i + 1);
+    }
+    out.push(core.run(message.batch[i]!));
+  }
+  if (slot >= 0) Atomics.store(board, slot * 2 + 1, 0);
+  return out;
 }

@@ -188,7 +188,8 @@ export abstract class ExprClosures {
           }
         : (f, c) => {
             const v = head(f, c);
-            if (v !== undefined) acc!.push(v);
+            // The collection cap (runtime/eval/limits.ts) keeps a runaway comprehension below V8's array limit.
+            if (v !== undefined && acc!.push(v) > rt.limits.maxCollectionSize) rt.collectionTooLarge();
             return false;
           };
     const body = this.block(e.body, collect, e.kind === 'array');

@@ -13,6 +13,7 @@ import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { E, K, P, Slots } from './types.js';
+import { dataRefText } from '../../../runtime/value/format.js';
 
 /** Receives one solution's head value; true stops enumeration. */
 type ValueSink = (v: Value, f: Slots, c: EvalContext) => boolean;
@@ -316,7 +317,7 @@ export class Program implements ProgramOps {
   callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined {
     const g = this.ir.groups[id]!;
     if (c.fnOverrides !== undefined) {
-      const name = 'data.' + g.path.join('.');
+      const name = dataRefText(g.path);
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
@@ -349,12 +350,13 @@ export class Program implements ProgramOps {
 
   /** Compile a query plan into a runner returning one frame per solution. */
   query(plan: QueryPlan): (c: EvalContext) => Slots[] {
+    const rt = this.rt;
     const native = this.native(plan.body, true, false);
     if (native) {
       return (c) => {
         const rows: Slots[] = [];
         native(new Array(plan.frameSize), c, (f) => {
-          rows.push(f.slice());
+          if (rows.push(f.slice()) > rt.limits.maxCollectionSize) rt.collectionTooLarge();
           return false;
         });
         return rows;
@@ -364,7 +366,7 @@ export class Program implements ProgramOps {
     const body = this.cc.block(
       plan.body,
       (f) => {
-        rows!.push(f.slice());
+        if (rows!.push(f.slice()) > rt.limits.maxCollectionSize) rt.collectionTooLarge();
         return false;
       },
       true,

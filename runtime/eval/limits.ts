@@ -1,0 +1,84 @@
+// Evaluation resource limits, per thread: a cap on the number of members of any
+// collection built during an evaluation (comprehensions, query rows, objects and
+// sets built by rules or builtins) and a heap ceiling checked with the deadline
+// (every 1024 loop steps). Both raise OPA's eval_cancel_error with a message that
+// names the limit, so a runaway query ends with a clean error instead of a V8
+// "invalid size" abort (arrays beyond 2^27 elements kill the whole process) or an
+// out-of-memory crash. The server sets them from its flags (`--max-collection-size`,
+// worker heap); embedders may call setEvalLimits.
+import { getHeapStatistics } from 'node:v8';
+import { EvalError } from './errors.js';
+
+/** Default cap on the members of one intermediate collection (well below V8's 2^27 array limit). */
+export const DEFAULT_MAX_COLLECTION_SIZE = 10_000_000;
+/** Default share of the thread's heap limit an evaluation may push the heap to before it is cancelled. */
+export const DEFAULT_HEAP_FRACTION = 0.85;
+
+export interface EvalLimits {
+  /** Most members (array elements, object keys, set members, query rows) of one collection; 0: no cap. */
+  maxCollectionSize: number;
+  /** Cancel an evaluation when the used heap passes this share of the thread's heap limit; 0: never. */
+  heapFraction: number;
+}
+
+/**
+ * The thread's limits. Generated code reads `limits.maxCollectionSize` directly
+ * (through the runtime scope), so this object is mutated in place, never replaced.
+ */
+export const limits: EvalLimits = {
+  maxCollectionSize: DEFAULT_MAX_COLLECTION_SIZE,
+  heapFraction: DEFAULT_HEAP_FRACTION,
+};
+
+let heapCeiling = computeCeiling();
+
+function computeCeiling(): number {
+  if (!(limits.heapFraction > 0)) return Infinity;
+  return getHeapStatistics().heap_size_limit * limits.heapFraction;
+}
+
+/** Change the limits of this thread (values left out keep their current setting). */
+export function setEvalLimits(next: Partial<EvalLimits>): void {
+  if (next.maxCollectionSize !== undefined) limits.maxCollectionSize = next.maxCollectionSize > 0 ? next.maxCollectionSize : Infinity;
+  if (next.heapFraction !== undefined) limits.heapFraction = next.heapFraction;
+  heapCeiling = computeCeiling();
+}
+
+/** The cancellation raised when an evaluation passes a limit. */
+export class LimitError extends EvalError {
+  constructor(
+    readonly limit: 'collection' | 'heap',
+    detail: string,
+  ) {
+    super('eval_cancel_error', `caller cancelled query execution: ${detail}`);
+    this.name = 'LimitError';
+  }
+}
+
+/** Throw: a collection passed maxCollectionSize members. */
+export function collectionTooLarge(): never {
+  throw new LimitError('collection', `collection size limit exceeded (more than ${limits.maxCollectionSize} members; --max-collection-size)`);
+}
+
+/** Throw when `size` is above the collection cap. */
+export function checkCollectionSize(size: number): void {
+  if (size > limits.maxCollectionSize) collectionTooLarge();
+}
+
+/** Throw when the heap is above its ceiling (called with the deadline check, every 1024 steps). */
+export function checkHeap(): void {
+  if (heapCeiling === Infinity) return;
+  const used = getHeapStatistics().used_heap_size;
+  if (used > heapCeiling) {
+    const mb = Math.round(heapCeiling / 2 ** 20);
+    throw new LimitError('heap', `memory limit exceeded (heap above ${mb} MB, ${Math.round(limits.heapFraction * 100)}% of the heap limit; --worker-heap-mb)`);
+  }
+}
+
+/**
+ * What a V8 RangeError raised by evaluation means: a stack overflow (recursion)
+ * or a size limit of the engine itself (string length, Map size, array length).
+ */
+export function rangeErrorKind(e: RangeError): 'stack' | 'size' {
+  return /call stack/i.test(e.message) ? 'stack' : 'size';
+}
