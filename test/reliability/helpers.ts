@@ -242,9 +242,11 @@ export function send(srv: { url: string }, o: SendOptions): Promise<RawReply> {
 }
 
 /**
- * Write raw bytes on a TCP connection and collect everything the server sends until
- * it closes the connection (or `timeoutMs`, default 10 s). For framing errors that
- * an HTTP client would refuse to send.
+ * Write raw bytes on a TCP connection and collect what the server sends until one
+ * complete reply is there (by Content-Length or chunked framing), the server
+ * closes the connection, or `timeoutMs` (default 10 s). For framing errors that
+ * an HTTP client would refuse to send. (A reply to HEAD is never "complete": send
+ * `Connection: close` with it.)
  */
 export function sendRaw(srv: { port: number }, bytes: string | Buffer, timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -255,7 +257,10 @@ export function sendRaw(srv: { port: number }, bytes: string | Buffer, timeoutMs
       resolve(Buffer.concat(chunks).toString('utf8'));
     }, timeoutMs);
     sock.on('connect', () => sock.write(bytes));
-    sock.on('data', (c: Buffer) => chunks.push(c));
+    sock.on('data', (c: Buffer) => {
+      chunks.push(c);
+      if (parseReply(Buffer.concat(chunks))?.complete) sock.destroy();
+    });
     sock.on('error', (e) => {
       clearTimeout(timer);
       if (chunks.length > 0) resolve(Buffer.concat(chunks).toString('utf8'));
