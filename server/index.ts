@@ -13,7 +13,7 @@ import { createRegistry, registerMetricsRoutes } from './api/metrics.js';
 import { registerPolicyRoutes } from './api/policies.js';
 import { registerQueryRoutes } from './api/query.js';
 import { registerCompileFilterRoutes } from './api/compile-filters.js';
-import { checkContentLength, expectsBody, readBody } from './api/body-reader.js';
+import { checkContentLength, expectsBody, markReadByAuthorizer, readBody } from './api/body-reader.js';
 import { badRequest } from './api/errors.js';
 import { MISSING_HOST_MESSAGE, handleClientError, sendMethodNotAllowed, sendNotFound } from './api/http-errors.js';
 import { configPathSegments } from './api/params.js';
@@ -178,6 +178,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
     app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done) => {
       if (expectsBody(req.method, req.url) && policyReadsBody(engine, authzDecision)) {
         afterBody.add(req);
+        markReadByAuthorizer(req);
         return done();
       }
       check(req, done);

@@ -30,6 +30,8 @@ export interface ReadLimits {
 
 /** What the reader learnt besides the raw bytes. */
 export interface BodyInfo {
+  /** The authorizer reads this body first (its errors are reported bare, as OPA's authorizer does). */
+  forAuthorizer?: boolean;
   /** The decompressed body (gzip-encoded bodies on the routes OPA decompresses). */
   inflated?: Buffer;
   /** The body nests deeper than the limit (it was not read to the end). */
@@ -41,6 +43,11 @@ type WithInfo = FastifyRequest & { [BODY_INFO]?: BodyInfo };
 
 export function bodyInfo(req: FastifyRequest): BodyInfo | undefined {
   return (req as WithInfo)[BODY_INFO];
+}
+
+/** Mark a request whose body the authorization policy reads before the handler (index.ts). */
+export function markReadByAuthorizer(req: FastifyRequest): void {
+  (req as WithInfo)[BODY_INFO] = { forAuthorizer: true };
 }
 
 function pathOf(url: string): string {
@@ -116,8 +123,9 @@ function goGzipError(e: unknown): string {
   return msg;
 }
 
-function decompressError(reason: string): ApiError {
-  return badRequest(`could not decompress the body: ${reason}`);
+/** OPA's handlers prefix decompression errors; its authorizer reports them bare. */
+function decompressError(reason: string, bare = false): ApiError {
+  return badRequest(bare ? reason : `could not decompress the body: ${reason}`);
 }
 
 /**
@@ -125,8 +133,9 @@ function decompressError(reason: string): ApiError {
  * bytes (request.body); rejects with the 400 ApiError of a limit.
  */
 export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLimits): Promise<Buffer> {
-  const info: BodyInfo = {};
+  const info: BodyInfo = { ...(req as WithInfo)[BODY_INFO] };
   (req as WithInfo)[BODY_INFO] = info;
+  const bare = info.forAuthorizer === true;
   const gzip = isGzip(req) && expectsBody(req.method, req.url);
   // Gzip bytes that stay compressed (routes OPA does not decompress) are not JSON text.
   const scanner = scansJSON(req) && (gzip || !isGzip(req)) ? new DepthScanner(limits.maxDepth) : undefined;
@@ -179,14 +188,14 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       if (!gunzip) return succeed();
       // OPA reads the decompressed size from the gzip trailer first.
       const all = Buffer.concat(raw, rawLength);
-      if (all.length < 4) return fail(decompressError('unexpected EOF'));
+      if (all.length < 4) return fail(decompressError('unexpected EOF', bare));
       const isize = all.readUInt32LE(all.length - 4);
-      if (isize > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge));
+      if (isize > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge, bare));
       gunzip.on('end', () => {
         if (settled) return;
         const inflated = Buffer.concat(out, outLength);
         // io.CopyN(…, ISIZE): fewer bytes is EOF, more are left unread.
-        if (inflated.length < isize) return fail(decompressError('EOF'));
+        if (inflated.length < isize) return fail(decompressError('EOF', bare));
         info.inflated = inflated.length > isize ? inflated.subarray(0, isize) : inflated;
         succeed();
       });
@@ -197,14 +206,14 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       gunzip.on('data', (chunk: Buffer) => {
         if (settled) return;
         outLength += chunk.length;
-        if (outLength > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge));
+        if (outLength > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge, bare));
         out.push(chunk);
         if (scanner && !scanner.feed(chunk)) {
           info.inflated = Buffer.alloc(0);
           tooDeep();
         }
       });
-      gunzip.on('error', (e) => fail(decompressError(goGzipError(e))));
+      gunzip.on('error', (e) => fail(decompressError(goGzipError(e), bare)));
     }
     payload.on('data', onData);
     payload.on('end', onEnd);

@@ -141,7 +141,7 @@ describe('authorization before the body', () => {
       // OPA's authorizer reports the bare parser error.
       expect(errorBody(result)).toEqual({ code: 'invalid_parameter', message: 'yaml: document contains excessive aliasing' });
       const gz = await send(srv, { path: '/v1/data/other', body: gzipBomb(), headers: { 'content-encoding': 'gzip' } });
-      expect([gz.status, errorBody(gz).message]).toEqual([400, 'could not decompress the body: gzip payload too large']);
+      expect([gz.status, errorBody(gz).message]).toEqual([400, 'gzip payload too large']); // bare, as OPA's authorizer
       expect(srv.alive()).toBe(true);
       expect(probe.worstMs).toBeLessThan(LIMIT_MS);
     });
