@@ -1,0 +1,62 @@
+// The sliced JSON document builder (runtime/store/json-builder.ts) used for large
+// data writes: it must give exactly the values parseJSON gives (big numbers, -0,
+// escaped keys, duplicate keys, big containers split into runs), refuse what Go's
+// decoder refuses (syntax, nesting beyond the limit), and yield while it works.
+import { describe, expect, it } from 'vitest';
+import { JSONBuildError, buildDocument, buildDocumentSync, parseJSON, toJSONText } from '../../runtime/index.js';
+import { generateDocumentText } from '../../bench/memory-data.js';
+
+const build = (text: string, maxDepth = 1000): string | undefined => {
+  const v = buildDocumentSync(Buffer.from(text), { maxDepth });
+  return v === undefined ? undefined : toJSONText(v);
+};
+
+/** A document whose containers exceed the 256 KB run size at several levels. */
+function bigText(): string {
+  const items = Array.from({ length: 9000 }, (_, i) => ({ id: i, name: `n\u00e9${i}`, tags: ['a', 'b\\"c'], n: i % 7 === 0 ? -0 : i * 1.5, nested: { deep: [[i]] } }));
+  const obj: Record<string, unknown> = {};
+  for (let i = 0; i < 6000; i++) obj[`k\\u00${(i % 50) + 20}-${i}`] = { v: i, s: 'x'.repeat(40) };
+  return JSON.stringify({ items, obj, big: '12345678901234567890', tail: [1, 2, 3] }).replace('"12345678901234567890"', '12345678901234567890');
+}
+
+describe('buildDocumentSync', () => {
+  it('gives the same values as parseJSON on small documents', () => {
+    for (const text of ['{}', '[]', '"s"', '12', 'null', '{"a":[1,2,{"b":null}],"c":"x"}', '[1, -0, 1e400, 12345678901234567890, "a\\"b", {"k\\u0041":true}]', '{"a":1,"a":2}']) {
+      expect(build(text), text).toBe(toJSONText(parseJSON(text)));
+    }
+  });
+
+  it('gives the same values as parseJSON on documents bigger than a run', () => {
+    const text = bigText();
+    expect(text.length).toBeGreaterThan(1 << 20);
+    expect(build(text)).toBe(toJSONText(parseJSON(text)));
+  });
+
+  it('reads only the first value, like Go’s json.Decoder', () => {
+    expect(build('  {"a": 1} trailing')).toBe('{"a":1}');
+    expect(build('   ')).toBeUndefined();
+  });
+
+  it('refuses invalid JSON and nesting beyond the limit', () => {
+    for (const text of ['{"a":1,}', '[1 2]', '{"a"}', '[', '{"a":tru}']) {
+      expect(() => build(text), text).toThrow(JSONBuildError);
+    }
+    expect(() => build('[[[[1]]]]', 3)).toThrow('exceeded max depth');
+    const deep = '['.repeat(2000) + ']'.repeat(2000);
+    expect(() => build(deep)).toThrow('exceeded max depth');
+    const big = bigText();
+    expect(() => build(big.slice(0, big.length - 5))).toThrow(JSONBuildError);
+  });
+});
+
+describe('buildDocument', () => {
+  it('builds a 5 MB document in slices, letting timers run', async () => {
+    const text = generateDocumentText(5e6);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const value = await buildDocument(Buffer.from(text), { maxDepth: 1000, sliceMs: 2 });
+    clearInterval(timer);
+    expect(toJSONText(value!)).toBe(toJSONText(parseJSON(text)));
+    expect(ticks).toBeGreaterThan(0);
+  });
+});
