@@ -11,8 +11,9 @@ import { load } from 'js-yaml';
 import { fmtCommand, formatSource, lineDiff } from '../../../cli/fmt.js';
 import type { Expr, Module, Term } from '../../../compiler/ast/nodes.js';
 import { parseModule } from '../../../compiler/index.js';
+import { sharedDir } from '../../shared-dir.js';
 
-const ROOT = '/work/shared/opa-conformance/v1';
+const ROOT = join(sharedDir(), 'opa-conformance', 'v1');
 
 function conformanceModules(): [string, string][] {
   if (!existsSync(ROOT)) return [];
