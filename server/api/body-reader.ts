@@ -5,16 +5,17 @@
 //   anything is read (checkContentLength, an onRequest hook, as OPA's outermost
 //   DecodingLimitsHandler); a chunked body is cut off as soon as it crosses it.
 // - gzip (only where OPA decompresses: POSTs to `/`, `/v0/data…`, `/v1/data…`):
-//   inflated chunk by chunk by zlib's asynchronous stream (the thread pool does
-//   the work, the event loop only sees chunks), stopped as soon as the output
-//   crosses server.decoding.gzip.max_length. As OPA, the gzip trailer's size
-//   (ISIZE) must not exceed the limit either, and the output is cut at ISIZE.
+//   as OPA, the gzip trailer's size (ISIZE) must not exceed
+//   server.decoding.gzip.max_length, and exactly ISIZE bytes are inflated, by
+//   zlib's asynchronous stream (the thread pool does the work, the event loop only
+//   sees chunks), which is stopped as soon as ISIZE bytes came out: a forged
+//   trailer can only make the output shorter, never larger than the limit.
 // - JSON nesting: JSON bodies are scanned for bracket depth chunk by chunk; a body
 //   nested deeper than the limit stops being read and is never parsed
 //   (body.ts reports `exceeded max depth` with the route's prefix).
 // The raw bytes stay `request.body` (PUT /v1/data and the Query API read them
 // undecompressed, as OPA does); the inflated bytes and the flags live beside them.
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, MSG, badRequest } from './errors.js';
@@ -142,10 +143,8 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
   return new Promise<Buffer>((resolve, reject) => {
     const raw: Buffer[] = [];
     let rawLength = 0;
-    const out: Buffer[] = [];
-    let outLength = 0;
     let settled = false;
-    const gunzip = gzip ? createGunzip() : undefined;
+    let gunzip: Gunzip | undefined;
     const cleanup = (): void => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
@@ -180,41 +179,46 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       rawLength += chunk.length;
       if (rawLength > limits.maxLength) return fail(badRequest(MSG.bodyTooLarge));
       raw.push(chunk);
-      if (gunzip) gunzip.write(chunk);
-      else if (scanner && !scanner.feed(chunk)) tooDeep();
+      if (!gzip && scanner && !scanner.feed(chunk)) tooDeep();
     };
     const onEnd = (): void => {
       if (settled) return;
-      if (!gunzip) return succeed();
-      // OPA reads the decompressed size from the gzip trailer first.
+      if (!gzip) return succeed();
+      // As OPA: the decompressed size comes from the gzip trailer (ISIZE) and must not
+      // exceed the limit; then exactly ISIZE bytes are inflated (io.CopyN): fewer is
+      // EOF, more are never inflated, so a forged small trailer cannot make it grow.
       const all = Buffer.concat(raw, rawLength);
       if (all.length < 4) return fail(decompressError('unexpected EOF', bare));
       const isize = all.readUInt32LE(all.length - 4);
       if (isize > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge, bare));
-      gunzip.on('end', () => {
-        if (settled) return;
-        const inflated = Buffer.concat(out, outLength);
-        // io.CopyN(…, ISIZE): fewer bytes is EOF, more are left unread.
-        if (inflated.length < isize) return fail(decompressError('EOF', bare));
-        info.inflated = inflated.length > isize ? inflated.subarray(0, isize) : inflated;
+      const out: Buffer[] = [];
+      let outLength = 0;
+      const inflated = (): void => {
+        info.inflated = Buffer.concat(out, outLength).subarray(0, isize);
         succeed();
-      });
-      gunzip.end();
-    };
-    const onError = (e: Error): void => fail(badRequest((e as { code?: string }).code === 'ECONNRESET' ? 'unexpected EOF' : e.message));
-    if (gunzip) {
+      };
+      gunzip = createGunzip();
       gunzip.on('data', (chunk: Buffer) => {
         if (settled) return;
-        outLength += chunk.length;
-        if (outLength > limits.gzipMaxLength) return fail(decompressError(MSG.gzipPayloadTooLarge, bare));
-        out.push(chunk);
-        if (scanner && !scanner.feed(chunk)) {
+        const take = outLength + chunk.length > isize ? chunk.subarray(0, isize - outLength) : chunk;
+        out.push(take);
+        outLength += take.length;
+        if (scanner && !scanner.feed(take)) {
           info.inflated = Buffer.alloc(0);
-          tooDeep();
+          return tooDeep();
         }
+        if (outLength >= isize) inflated();
+      });
+      gunzip.on('end', () => {
+        if (settled) return;
+        if (outLength < isize) return fail(decompressError('EOF', bare));
+        inflated();
       });
       gunzip.on('error', (e) => fail(decompressError(goGzipError(e), bare)));
-    }
+      if (isize === 0) return inflated();
+      gunzip.end(all);
+    };
+    const onError = (e: Error): void => fail(badRequest((e as { code?: string }).code === 'ECONNRESET' ? 'unexpected EOF' : e.message));
     payload.on('data', onData);
     payload.on('end', onEnd);
     payload.on('error', onError);
