@@ -28,6 +28,7 @@ export { queriesToUcast, translateField, lookupMappings, shortsFromMappings, uca
 export { ucastToSql, type SqlOptions } from './sql.js';
 export { filterAnnotations, ruleAt, dataPath, dataRefText, parseUnknowns, type FilterAnnotations } from './annotations.js';
 export { termText, exprText } from './term-text.js';
+export { typoHints, hintSites, type Hint, type HintSite } from './hints.js';
 
 /** compiler/partial's partialEval, as this module calls it. */
 export type PartialEvalFn = (

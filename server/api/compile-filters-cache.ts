@@ -39,6 +39,7 @@ interface Generation {
   policy: CompiledPolicy;
   modules: readonly Module[];
   annotations: Bounded<f.FilterAnnotations | f.FilterASTErrors>;
+  hintSites: Bounded<f.HintSite[]>;
   prepared: Bounded<f.PreparedFilter>;
 }
 
@@ -66,6 +67,7 @@ export class FilterCaches {
         policy,
         modules: this.engine.policies().map((r) => r.module),
         annotations: new Bounded(LIMIT),
+        hintSites: new Bounded(LIMIT),
         prepared: new Bounded(LIMIT),
       };
     }
@@ -93,6 +95,18 @@ export class FilterCaches {
     } else this.stats.annotationHits++;
     if (found instanceof f.FilterASTErrors) throw found;
     return found;
+  }
+
+  /** The comparisons on `input.X…` the query at `path` reaches (typo hints), cached per path. */
+  hintSites(path: string[]): f.HintSite[] {
+    const g = this.generation();
+    const key = path.join('\u0000');
+    let sites = g.hintSites.get(key);
+    if (!sites) {
+      sites = f.hintSites(g.policy.modules, path);
+      g.hintSites.set(key, sites);
+    }
+    return sites;
   }
 
   /** A prepared filter for the spec (throws FilterError for unknown targets; not cached then). */

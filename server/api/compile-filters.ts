@@ -8,7 +8,7 @@
 // The reply's Content-Type repeats the Accept value. Order of the steps as OPA:
 // body, path, annotations (only when the request leaves unknowns or the mask rule
 // open), Accept header, prepare (cached: compile-filters-cache.ts), masks, partial
-// evaluation, fragment checks, translation. Replies: `{"result": {query, masks?}}`,
+// evaluation, fragment checks, translation, typo hints (`hints`). Replies: `{"result": {query, masks?}}`,
 // `{}` for an unconditional NO (multitarget: the target is left out), `""`/`{}` as
 // the query for an unconditional YES. Errors go through api/errors.ts: header and
 // body problems 400 invalid_parameter, fragment/annotation errors 400
@@ -179,8 +179,9 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
     }
     result = Object.fromEntries(MULTI_KEYS.map((k) => [k, out[k]]));
   } else result = resultJSON(run.filters[0]!);
+  const hints = f.typoHints(caches.hintSites(path), body.input, unknowns).map((h) => ({ ...(h.location ? { location: { file: h.location.file, row: h.location.row, col: h.location.col } } : {}), message: h.message }));
   const withMetrics = params.bool('metrics') || params.bool('instrument');
-  const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined }, params.bool('pretty'));
+  const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints: hints.length > 0 ? hints : undefined }, params.bool('pretty'));
   return sendTyped(req, reply, 200, accept, text);
 }
 

@@ -122,6 +122,17 @@ describe('replies', () => {
   });
 });
 
+describe('hints', () => {
+  it('a ref close to an unknown table gets a typo hint at its expression', async () => {
+    await putPolicy(server, 'hint.rego', 'package hint\n# METADATA\n# scope: document\n# compile:\n#   unknowns: [input.fruits]\ninclude if input.fruits.name == "apple"\ninclude if input.fruit.cost < input.max\n');
+    residual = ['input.fruits.name = "apple"'];
+    const r = await filterRequest(server, 'POST', '/v1/compile/hint/include', PG, { input: { max: 1 } });
+    expect(r.json()).toEqual({ result: { query: "WHERE fruits.name = E'apple'" }, hints: [{ location: { file: 'hint.rego', row: 7, col: 12 }, message: 'input.fruit.cost undefined, did you mean input.fruits.cost?' }] });
+    const known = await filterRequest(server, 'POST', '/v1/compile/hint/include', PG, { input: { max: 1, fruit: {} } });
+    expect((known.json() as any).hints).toBeUndefined();
+  });
+});
+
 describe('errors', () => {
   it('fragment errors: 400 evaluation_error with every error', async () => {
     residual = ['input.fruits.colour; input.fruits.name in {"a"}'];
