@@ -60,6 +60,7 @@ const API_ROUTES: Record<string, string[]> = {
   '/v1/data/*': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   '/v1/policies': ['GET'],
   '/v1/policies/*': ['GET', 'PUT', 'DELETE'],
+  '/v1/compile/*': ['GET', 'POST'],
   '/v1/query': ['GET', 'POST'],
   '/v1/query/*': [],
 };

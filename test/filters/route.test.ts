@@ -156,6 +156,8 @@ describe('errors', () => {
     const u = await filterRequest(server, 'POST', '/v1/compile/shop/include', PG, { unknowns: ['input.'] });
     expect(u.status).toBe(400);
     expect((u.json() as any).message).toMatch(/^error\(s\) occurred while parsing unknowns: /);
+    const put = await call(server, 'PUT', '/v1/compile/filters/include', '{}', { accept: PG });
+    expect(put.status).toBe(405);
     const p = await filterRequest(server, 'POST', '/v1/compile/', PG, {});
     expect([p.status, (p.json() as any).message]).toEqual([400, "missing required 'path' parameter"]);
   });
