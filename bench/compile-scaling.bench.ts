@@ -4,8 +4,10 @@
 // policy of many definitions of one rule; and a chain `p0 := p1`, `p1 := p2`, …)
 // and prints the time of each and the ratio 10k / 1k. Compile time should grow
 // linearly: the target is a ratio under 10 (10× the rules).
-// Each size is compiled REGENT_BENCH_REPEAT times (default 3) and the fastest run
-// is kept, so a busy machine inflates the ratio less.
+// Sizes are compiled in REGENT_BENCH_REPEAT interleaved rounds (default 3; smaller
+// sizes several times a round) and the fastest run of each is kept, so a busy
+// machine inflates the ratio less; `npm run bench:compile` passes
+// --expose-gc so garbage of one run is not collected during the next.
 // Run: npm run bench:compile  (REGENT_BENCH_SIZES=1000,5000,10000, REGENT_BENCH_SHAPES=mixed,indexed,chain)
 import { compile } from '../compiler/index.js';
 import { makeChain, makePolicy, type Shape } from './fixtures/scaling/make-policy.js';
@@ -18,15 +20,32 @@ function source(shape: string, n: number): string {
   return shape === 'chain' ? makeChain(n) : makePolicy(n, shape as Shape);
 }
 
-/** Fastest of `repeat` compiles of `text`, in ms. */
-function timeCompile(text: string): number {
-  let best = Infinity;
-  for (let i = 0; i < repeat; i++) {
-    const t = performance.now();
-    compile([{ file: 'gen.rego', text }]);
-    best = Math.min(best, performance.now() - t);
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** One compile of `text`, in ms (heap collected first when --expose-gc). */
+function timeOnce(text: string): number {
+  gc?.();
+  const t = performance.now();
+  compile([{ file: 'gen.rego', text }]);
+  return performance.now() - t;
+}
+
+/**
+ * Fastest time per size. Sizes are measured in interleaved rounds, so a load spike
+ * on the shared machine hits every size alike, and smaller sizes get more samples
+ * (as many as fit in the time of one largest compile).
+ */
+function timeSizes(shape: string): { rules: number; ms: number }[] {
+  const texts = sizes.map((n) => source(shape, n));
+  const best = sizes.map(() => Infinity);
+  const largest = Math.max(...sizes);
+  for (let round = 0; round < repeat; round++) {
+    sizes.forEach((n, i) => {
+      const samples = Math.max(1, Math.floor(largest / n));
+      for (let k = 0; k < samples; k++) best[i] = Math.min(best[i]!, timeOnce(texts[i]!));
+    });
   }
-  return best;
+  return sizes.map((rules, i) => ({ rules, ms: best[i]! }));
 }
 
 export interface ScalingResult {
@@ -37,10 +56,10 @@ export interface ScalingResult {
 
 export function runCompileScaling(): ScalingResult[] {
   // Warm the JIT so the smallest size is not charged for it.
-  for (const shape of shapes) timeCompile(source(shape, 500));
+  for (const shape of shapes) for (let i = 0; i < 3; i++) timeOnce(source(shape, 500));
   const results: ScalingResult[] = [];
   for (const shape of shapes) {
-    const times = sizes.map((rules) => ({ rules, ms: timeCompile(source(shape, rules)) }));
+    const times = timeSizes(shape);
     const first = times[0]!;
     const last = times[times.length - 1]!;
     results.push({ shape, times, ratio: last.ms / first.ms });

@@ -4,8 +4,9 @@
 // crash report says how its input was made. The mutators target what stresses a
 // recursive-descent parser and the passes behind it: byte flips, token deletion,
 // duplication and swaps, splicing other seeds in, deep nesting (brackets, operator
-// chains, long refs, nested comprehensions, rule chains), huge and odd numbers,
-// unicode (surrogates, BOM, NUL, RTL marks) and stray keywords.
+// chains, long refs, nested comprehensions, rule chains), long shapes (else and
+// `with` chains, long bodies, METADATA blocks, nested templates, deep rule heads),
+// huge and odd numbers, unicode (surrogates, BOM, NUL, RTL marks), stray keywords.
 
 /** mulberry32: small, fast, seedable. Returns floats in [0, 1). */
 export function prng(seed: number): () => number {
@@ -115,6 +116,21 @@ const MUTATORS: Record<string, Mutator> = {
     const rules = Array.from({ length: n }, (_, i) => `q${i} := q${i + 1}`).join('\n');
     return `${t}\n${rules}\nq${n} := 1\n`;
   },
+  longShape: (t, r) => {
+    const n = pick(r, [50, 500, 3000]);
+    const list = (f: (i: number) => string, sep: string) => Array.from({ length: n }, (_, i) => f(i)).join(sep);
+    const shapes = [
+      () => `\nz := 0 if false\n${list((i) => `else := ${i} if false`, '\n')}\nelse := 1\n`,
+      () => `\nz if { input.a ${list((i) => `with input.b${i} as ${i}`, ' ')} }\n`,
+      () => `\nz if {\n${list((i) => `some x${i} in input`, '\n')}\n}\n`,
+      () => `\nz if {\n${list((i) => `y${i} = y${i + 1}`, '\n')}\ny${n} = 1\n}\n`,
+      () => `\n${list((i) => `# METADATA\n# title: t${i}`, '\n')}\nz := 1\n`,
+      () => `\nz := ${'$"{'.repeat(Math.min(n, 300))}1${'}"'.repeat(Math.min(n, 300))}\n`,
+      () => `\nz := [${list((i) => String(i), ',')}]\n`,
+      () => `\n${'a.'.repeat(n)}z := 1\n`,
+    ];
+    return t + pick(r, shapes)();
+  },
   number: (t, r) => atTokens(t, r, (toks, i) => {
     let j = toks.findIndex((x, k) => k >= i && /^\d/.test(x));
     if (j < 0) j = i;
@@ -139,7 +155,7 @@ export function mutate(text: string, r: Rng, seeds: readonly string[]): { text: 
   for (let k = 0; k < n; k++) {
     // Deep nesting and rule chains are expensive and found quickly: keep them rare.
     let name = pick(r, MUTATOR_NAMES);
-    if ((name === 'ruleChain' || name === 'longString') && r() < 0.8) name = 'flip';
+    if ((name === 'ruleChain' || name === 'longString' || name === 'longShape') && r() < 0.7) name = 'flip';
     out = MUTATORS[name]!(out, r, seeds);
     ops.push(name);
   }
