@@ -32,7 +32,7 @@ let server: RunningServer | undefined;
 beforeAll(async () => {
   if (!ready) return;
   server = await startServer({
-    files: { 'shop.rego': SHOP, 'bench_filters.rego': benchFiltersPolicy(), 'roles/data.json': JSON.stringify(benchRoles()) },
+    files: { 'shop.rego': SHOP, 'bench_filters.rego': benchFiltersPolicy(), 'roles.json': JSON.stringify({ roles: benchRoles() }) },
     args: ['--workers', '0'],
   });
 }, 60_000);
