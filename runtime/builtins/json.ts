@@ -13,6 +13,7 @@ import { BigNum, formatNumber } from '../value/number.js';
 import { formatTerm } from '../value/format.js';
 import { fromJS, parseJSON, toJS } from '../value/json.js';
 import { GO_MAX_NESTING_DEPTH, goEscapeHTML, goJSONDecode, goJSONValid, nestingDepth } from '../value/go-json.js';
+import { YAMLLimitError, checkYAMLDocument } from '../value/yaml-limits.js';
 import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, OperandTypeError } from './errors.js';
@@ -154,7 +155,10 @@ export function yamlUnmarshal(text: string): Value {
   let doc: unknown;
   try {
     doc = load(text, { schema: LOAD_SCHEMA, maxDepth: 10000 });
+    // go-yaml refuses alias bombs ("billion laughs") before expanding them.
+    checkYAMLDocument(doc, Infinity);
   } catch (e) {
+    if (e instanceof YAMLLimitError) throw new BuiltinError(e.message);
     throw yamlError(e);
   }
   checkJSONable(doc);

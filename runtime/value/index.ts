@@ -8,3 +8,4 @@ export { fromJS, toJS, toJSONText, parseJSON, type JSONValue } from './json.js';
 export { JSONSyntaxError } from './json-parse.js';
 export { GO_MAX_NESTING_DEPTH, goEscapeHTML, goJSONCheckValid, goJSONDecode, goJSONError, goJSONValid, nestingDepth, type GoJSONMode, type GoJSONOutcome } from './go-json.js';
 export { formatTerm, formatPlain, dataRefText } from './format.js';
+export { EXCESSIVE_ALIASING, YAMLLimitError, allowedAliasRatio, checkYAMLDocument } from './yaml-limits.js';

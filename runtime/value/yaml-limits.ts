@@ -1,4 +1,5 @@
-// Bounds on YAML documents after js-yaml has loaded them. js-yaml resolves an
+// Bounds on YAML documents after js-yaml has loaded them (request bodies in
+// server/api/body.ts, the yaml.unmarshal and yaml.is_valid builtins). js-yaml resolves an
 // alias to the very object its anchor produced, so loading a "billion laughs"
 // document is cheap; expanding it (to JSON, to Rego values, to a worker) is not.
 // go-yaml refuses such documents while decoding: every decoded node counts, nodes

@@ -2,17 +2,16 @@
 // streams by body-reader.ts under server.decoding.max_length and
 // server.decoding.gzip.max_length, with a streaming JSON depth check), a
 // nesting-depth limit, and JSON or YAML parsing (YAML when the Content-Type
-// contains "yaml"; alias expansion and nesting bounded by yaml-limits.ts).
+// contains "yaml"; alias expansion and nesting bounded by runtime/value/yaml-limits.ts).
 // Integers beyond 2^53 keep their exact value. Parsed bodies are cached per
 // request, so the authorizer and the handler parse a body once.
 import { gunzipSync } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
-import { goJSONDecode, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
+import { YAMLLimitError, checkYAMLDocument, goJSONDecode, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
 import { bodyInfo } from './body-reader.js';
 import { goYAMLError } from './go-yaml-errors.js';
-import { YAMLLimitError, checkYAMLDocument } from './yaml-limits.js';
 
 export interface BodyLimits {
   /** server.decoding.gzip.max_length: cap on the decompressed size. */

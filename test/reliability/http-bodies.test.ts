@@ -2,7 +2,8 @@
 // against a real `regent run --server` (default flags) get a clean {code, message}
 // reply, the process survives, and a normal decision probed every 0.5 s keeps
 // answering within 2 s while the hostile request runs.
-// - a YAML alias bomb ("billion laughs") is refused as go-yaml refuses it;
+// - a YAML alias bomb ("billion laughs") is refused as go-yaml refuses it, in a
+//   body and in yaml.unmarshal;
 // - a 200 KB gzip body inflating to 200 MB is cut off at the decompressed limit
 //   while it streams (server.decoding.gzip.max_length);
 // - a JSON body nested 20 million deep is refused while it streams;
@@ -47,6 +48,20 @@ describe('hostile request bodies (default flags)', () => {
     expect(srv.alive()).toBe(true);
     expect(probe.failed).toBe(0);
     expect(probe.worstMs).toBeLessThan(LIMIT_MS);
+  });
+
+  it('refuses the same bomb in yaml.unmarshal, as go-yaml does', async () => {
+    await withServer({ files: { 'y.rego': 'package y\n\nx := count(yaml.unmarshal(input.s).i)\n' } }, async (ysrv) => {
+      const body = JSON.stringify({ input: { s: YAML_BOMB } });
+      const { result, probe } = await probeDuring(ysrv, () => send(ysrv, { path: '/v1/data/y/x?strict-builtin-errors', body }));
+      reportProbe('YAML alias bomb in yaml.unmarshal', probe);
+      const err = errorBody(result);
+      expect([result.status, err.code]).toEqual([500, 'internal_error']);
+      expect((err.errors![0] as { message: string }).message).toBe('yaml.unmarshal: yaml: document contains excessive aliasing');
+      expect((await send(ysrv, { path: '/v1/data/y/x', body })).text).toBe('{}\n'); // non-strict: undefined
+      expect(ysrv.alive()).toBe(true);
+      expect(probe.worstMs).toBeLessThan(LIMIT_MS);
+    });
   });
 
   it('keeps YAML aliases that expand modestly, and bounds block-style nesting', async () => {
