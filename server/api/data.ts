@@ -189,14 +189,20 @@ function parsePatch(body: Value, base: string[]): PatchOp[] {
 async function patchData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const params = QueryParams.fromUrl(req.url);
   const metrics = new RequestMetrics();
-  const ops = parsePatch(jsonBody(ctx, req), storagePath(req));
-  for (const op of ops) ctx.engine.store.checkPathScope(op.path);
-  await ctx.engine.writeData(
-    ops.map((o) => o.path),
-    (txn) => {
-      for (const op of ops) txn.write(op.op, op.path, op.value);
-    },
-  );
+  const raw = req.body;
+  const large = Buffer.isBuffer(raw) && raw.length >= LARGE_DOCUMENT_BYTES ? await ctx.engine.prepareDocument(raw, ctx.limits.maxDepth, 'patch') : undefined;
+  try {
+    const ops = parsePatch(large ? large.value : jsonBody(ctx, req), storagePath(req));
+    for (const op of ops) ctx.engine.store.checkPathScope(op.path);
+    await ctx.engine.writeData(
+      ops.map((o) => o.path),
+      (txn) => {
+        for (const op of ops) txn.write(op.op, op.path, op.value);
+      },
+    );
+  } finally {
+    large?.release();
+  }
   return writeReply(req, reply, params, metrics);
 }
 

@@ -11,7 +11,7 @@ import { InProcessEvaluator, type Evaluator } from './evaluator.js';
 import { PoolEvaluator } from './pool.js';
 import { checkPathConflicts, hasRulesFor, isEmptyModule, packagePath, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
 import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
-import { buildLocal, collectSoon, placeholder, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
+import { buildLocal, collectSoon, placeholder, registerPatchValues, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
 
 /** Default per-evaluation deadline (ms): `--eval-timeout`. */
 export const DEFAULT_EVAL_TIMEOUT_MS = 10_000;
@@ -53,8 +53,8 @@ type PoolOptionsSnapshot = ConstructorParameters<typeof PoolEvaluator>[0]['snaps
 /** A store write as sent to the workers: a large document by reference, other values as JSON text. */
 function wireOp(o: WriteOp): WireWriteOp {
   if (o.value === undefined) return { op: o.op, path: o.path };
-  const doc = sharedSource(o.value);
-  return doc ? { op: o.op, path: o.path, doc } : { op: o.op, path: o.path, valueText: toJSONText(o.value) };
+  const src = sharedSource(o.value);
+  return src ? { op: o.op, path: o.path, ...src } : { op: o.op, path: o.path, valueText: toJSONText(o.value) };
 }
 
 export class Engine {
@@ -201,20 +201,24 @@ export class Engine {
    * in-process, it is built here in slices. BadRequestError (Go's wording) when the
    * bytes are not a JSON document. Release the result once the write is done.
    */
-  async prepareDocument(body: Uint8Array, maxDepth: number): Promise<PreparedDocument> {
+  async prepareDocument(body: Uint8Array, maxDepth: number, kind: 'document' | 'patch' = 'document'): Promise<PreparedDocument> {
     if (!(this.evaluator instanceof PoolEvaluator)) return { value: await buildLocal(body, maxDepth), release: collectSoon };
     const pool = this.evaluator;
     const doc = shareBytes(body);
     let keys: string[] | undefined;
+    let value: Value | undefined;
     try {
-      keys = await pool.prepare(doc, maxDepth);
+      // A patch is also built here (its operations are checked and applied on this
+      // thread); its values then travel to the workers as references to the document.
+      [keys, value] = await Promise.all([pool.prepare(doc, maxDepth), kind === 'patch' ? buildLocal(body, maxDepth) : undefined]);
     } catch (e) {
       pool.discard(doc.id);
       collectSoon();
       throw e;
     }
+    if (value !== undefined) registerPatchValues(doc, value);
     return {
-      value: placeholder(doc, maxDepth, keys),
+      value: value ?? placeholder(doc, maxDepth, keys),
       release: () => {
         pool.discard(doc.id);
         collectSoon();

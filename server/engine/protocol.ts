@@ -82,6 +82,8 @@ export interface WireWriteOp {
   valueText?: string;
   /** The value is this document (already prepared by the workers under its id). */
   doc?: SharedDocument;
+  /** With `doc`: the value is the `value` member of this element of the document (a JSON Patch op). */
+  member?: number;
 }
 
 /** An engine state change, broadcast to every worker. */

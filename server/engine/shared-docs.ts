@@ -17,6 +17,8 @@ let nextId = 1;
 
 /** Documents behind main-thread placeholders (and values written as documents). */
 const sources = new WeakMap<object, SharedDocument>();
+/** Values that are the `value` of an operation in a shared JSON Patch document. */
+const members = new WeakMap<object, { doc: SharedDocument; member: number }>();
 /** Placeholder arrays not loaded yet. */
 const lazyArrays = new WeakSet<object>();
 
@@ -100,9 +102,31 @@ export function placeholder(doc: SharedDocument, maxDepth: number, keys?: string
   return value;
 }
 
-/** The shared document a value was written from, if it is one. */
-export function sharedSource(v: Value | undefined): SharedDocument | undefined {
-  return v !== null && typeof v === 'object' ? sources.get(v) : undefined;
+/** The shared document (or patch operation of one) a value was written from, if any. */
+export function sharedSource(v: Value | undefined): { doc: SharedDocument; member?: number } | undefined {
+  if (v === null || typeof v !== 'object') return undefined;
+  const doc = sources.get(v);
+  return doc ? { doc } : members.get(v);
+}
+
+/**
+ * Record that the `value` members of a patch document (an array of operations the
+ * workers prepared as `doc`) are its elements' values, so that writes of them travel
+ * as references. Scalars are left out (they travel as text, cheaply).
+ */
+export function registerPatchValues(doc: SharedDocument, patch: Value): void {
+  if (!Array.isArray(patch)) return;
+  for (let i = 0; i < patch.length; i++) {
+    const op = patch[i];
+    const v = op instanceof RObject ? op.getStr('value') : undefined;
+    if (v !== null && typeof v === 'object' && !members.has(v)) members.set(v, { doc, member: i });
+  }
+}
+
+/** The value of operation `member` of a prepared patch document. */
+export function patchMember(patch: Value, member: number): Value | undefined {
+  const op = Array.isArray(patch) ? patch[member] : undefined;
+  return op instanceof RObject ? op.getStr('value') : undefined;
 }
 
 /** True while a placeholder has not been built on this thread. */

@@ -8,7 +8,7 @@
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, type Value } from '../../runtime/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
-import { documentBytes, documentError } from './shared-docs.js';
+import { documentBytes, documentError, patchMember } from './shared-docs.js';
 import type { DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
@@ -38,15 +38,20 @@ function takeDocument(doc: SharedDocument): Value {
   return ready ?? buildDocumentSync(documentBytes(doc), { maxDepth: Infinity }) ?? null;
 }
 
-function opValue(op: WireWriteOp): Value | undefined {
-  if (op.doc) return takeDocument(op.doc);
+function opValue(op: WireWriteOp, docs: Map<number, Value>): Value | undefined {
+  if (op.doc) {
+    let doc = docs.get(op.doc.id);
+    if (doc === undefined) docs.set(op.doc.id, (doc = takeDocument(op.doc)));
+    return op.member === undefined ? doc : patchMember(doc, op.member);
+  }
   return op.valueText === undefined ? undefined : parseJSON(op.valueText);
 }
 
 function applyUpdate(update: StateUpdate): void {
   if (update.modules) core.setPolicy(compileModules(update.modules, config.v0Compatible));
+  const docs = new Map<number, Value>(); // several operations of one patch name the same document
   for (const op of update.ops ?? []) {
-    const value = opValue(op);
+    const value = opValue(op, docs);
     core.data = applyWrite(core.data, { op: op.op, path: op.path, ...(value === undefined ? {} : { value }) });
   }
 }

@@ -67,6 +67,17 @@ for (const workers of ['auto', '0']) {
       expect(await read(srv, '/v1/data/big/users/user-0000002/email')).toEqual({ result: (JSON.parse(other) as { users: Record<string, { email: string }> }).users['user-0000002']!.email });
     }, 180_000);
 
+    it('a 50 MB PATCH is applied without blocking decisions', async () => {
+      const patch = `[{"op":"add","path":"/patched","value":${doc}},{"op":"add","path":"/patched/users/user-0000001/email","value":"p@example.com"},{"op":"add","path":"/small","value":{"a":1}}]`;
+      const { result, probe } = await probeDuring(srv, () => send(srv, { method: 'PATCH', path: '/v1/data', body: patch, headers: { 'content-type': 'application/json' }, timeoutMs: 120_000 }));
+      expect(result.status, result.text).toBe(204);
+      reportProbe(`50 MB PATCH (--workers ${workers})`, probe);
+      expect(probe.worstMs).toBeLessThan(2000);
+      const reads = await Promise.all([read(srv, '/v1/data/patched/users/user-0000001/email'), read(srv, '/v1/data/patched/users/user-0000002/email'), read(srv, '/v1/data/small')]);
+      expect(reads).toEqual([{ result: 'p@example.com' }, { result: (JSON.parse(doc) as { users: Record<string, { email: string }> }).users['user-0000002']!.email }, { result: { a: 1 } }]);
+      expect((await send(srv, { method: 'DELETE', path: '/v1/data/patched' })).status).toBe(204);
+    }, 180_000);
+
     it('an invalid 50 MB body gets 400 with Go decoder wording, and the old document stays', async () => {
       const { result, probe } = await probeDuring(srv, () => put(srv, '/v1/data/big', doc.slice(0, -10)));
       expect(result.status, result.text).toBe(400);

@@ -116,3 +116,23 @@ describe('--workers 0 server', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('regent run flags', () => {
+  const parse = async (argv: string[]): Promise<Record<string, unknown>> => {
+    const { runOptions, RUN_FLAGS } = await import('../../cli/run.js');
+    const { parseArgs } = await import('../../cli/args.js');
+    return runOptions(parseArgs(argv, RUN_FLAGS)) as unknown as Record<string, unknown>;
+  };
+
+  it('have the documented defaults', async () => {
+    expect(await parse(['--server'])).toMatchObject({ evalTimeoutMs: 10_000, maxCollectionSize: 10_000_000, workerHeapMb: 2048 });
+  });
+
+  it('take Go durations or milliseconds for --eval-timeout', async () => {
+    expect((await parse(['--eval-timeout', '1.5s'])).evalTimeoutMs).toBe(1500);
+    expect((await parse(['--eval-timeout', '250'])).evalTimeoutMs).toBe(250);
+    expect((await parse(['--eval-timeout', '0'])).evalTimeoutMs).toBe(0);
+    await expect(parse(['--eval-timeout', 'soon'])).rejects.toThrow(/--eval-timeout/);
+    await expect(parse(['--worker-heap-mb', '0'])).rejects.toThrow(/--worker-heap-mb/);
+  });
+});
