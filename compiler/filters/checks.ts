@@ -49,8 +49,13 @@ export function checkResidual(queries: Expr[][], support: Module[], ctx: CheckCo
   return errors;
 }
 
+/** A location, unless it is a generated term's placeholder (row 0): OPA's nil location. */
+function known(loc: Location | undefined): Location | undefined {
+  return loc && loc.row > 0 ? loc : undefined;
+}
+
 function fragmentError(message: string, loc: Location | undefined, details?: string): FilterASTError {
-  return new FilterASTError('pe_fragment_error', message, loc, details);
+  return new FilterASTError('pe_fragment_error', message, known(loc), details);
 }
 
 /** The shape of the expression: a (possibly negated) call, nothing else. */
@@ -69,7 +74,7 @@ function checkShape(e: Expr, support: Module[], ctx: CheckContext): FilterASTErr
     const segs = refSegments(ref);
     if (segs && segs[0] === 'partial') {
       const last = ref.path[ref.path.length - 1];
-      return fragmentError(supportDetails(segs, support), last?.loc ?? e.loc);
+      return fragmentError(supportDetails(segs, support), known(last?.loc) ?? e.loc);
     }
     return fragmentError(`invalid data reference "${exprText(e)}"`, e.loc, `has rule "${refText(ref)}" an \`else\`?`);
   }
@@ -97,7 +102,7 @@ function supportDetails(segs: string[], support: Module[]): string {
 
 /** The operator's location, except for unification, whose operator OPA generated. */
 function operatorLoc(c: CallTerm): Location | undefined {
-  return filterOp(c) === 'eq' ? undefined : c.op.loc;
+  return filterOp(c) === 'eq' ? undefined : known(c.op.loc);
 }
 
 function checkBuiltin(e: Expr, ctx: CheckContext): FilterASTError | undefined {
@@ -148,10 +153,10 @@ function checkBuiltin(e: Expr, ctx: CheckContext): FilterASTError | undefined {
 
 function checkOperand(op: string, opLoc: Location | undefined, t: Term | undefined, ctx: CheckContext): FilterASTError | undefined {
   if (t === undefined) return fragmentError(`${op}: missing operand`, opLoc);
-  if (t.kind === 'call') return fragmentError(`${op}: nested call operand: ${callText(t)}`, opLoc ?? t.op.loc);
+  if (t.kind === 'call') return fragmentError(`${op}: nested call operand: ${callText(t)}`, opLoc ?? known(t.op.loc));
   if (t.kind !== 'ref') return undefined;
   if (isColumnRef(t, ctx.shorts)) return undefined;
-  return fragmentError(`${op}: invalid ref operand: ${termText(t)}`, opLoc ?? t.loc);
+  return fragmentError(`${op}: invalid ref operand: ${termText(t)}`, opLoc ?? known(t.loc));
 }
 
 /** `input.<table>.<column>`, or `input.<short>` when a mapping names the short. */
