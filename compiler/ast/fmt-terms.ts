@@ -138,16 +138,26 @@ export abstract class TermWriter extends Writer {
    */
   private writeComposite(open: string, close: string, elements: Element[], offset: number, row: number): void {
     const closeOffset = this.src.src[offset] === open ? this.src.closeOf(offset) : -1;
-    const closeRow = closeOffset < 0 ? -1 : this.src.row(closeOffset);
-    const verbatim = () => {
-      this.write(this.src.src.slice(offset, closeOffset + 1));
-      this.wroteVerbatim(row, closeRow);
-    };
-    if (closeOffset >= 0 && this.groupRows(elements.map((e) => e.row), row) === 1 && this.commentsBetween(row, closeRow)) {
-      return verbatim();
-    }
     const first = elements[0];
     const nl = first !== undefined && closeOffset >= 0 && this.src.src.slice(offset, first.offset).includes('\n');
+    this.writeDelimited(open, close, elements, row, offset, closeOffset, nl, true);
+  }
+
+  /**
+   * `open` elements `close`. With two end-of-line comments meeting on one output
+   * line, or (`keepCommented`: composites) written on one line but with comments
+   * inside, the text from `from` to `closeOffset` is copied as written (as OPA does).
+   */
+  private writeDelimited(open: string, close: string, elements: Element[], row: number, from: number, closeOffset: number,
+    nl: boolean, keepCommented: boolean): void {
+    const closeRow = closeOffset < 0 ? -1 : this.src.row(closeOffset);
+    const verbatim = () => {
+      this.write(this.src.src.slice(from, closeOffset + 1));
+      this.wroteVerbatim(row, closeRow);
+    };
+    if (keepCommented && closeOffset >= 0 && this.groupRows(elements.map((e) => e.row), row) === 1 && this.commentsBetween(row, closeRow)) {
+      return verbatim();
+    }
     const saved = this.snapshot();
     if (closeOffset >= 0) this.verbatimOK++;
     try {
@@ -203,13 +213,16 @@ export abstract class TermWriter extends Writer {
   }
 
   writeCallPlain(t: Call): void {
-    this.write(formatTerm(t.op) + '(');
-    this.writeIterable(t.args.map((a) => ({
+    const op = formatTerm(t.op);
+    const paren = this.src.src.indexOf('(', t.op.loc.offset);
+    // the source text of the call (from the operator), when the call is as written
+    const written = paren >= 0 && this.src.src.slice(t.op.loc.offset, paren).replace(/\s+/g, '') === op;
+    this.write(op);
+    this.writeDelimited('(', ')', t.args.map((a) => ({
       row: a.loc.row,
       offset: a.loc.offset,
       write: () => this.writeTermParens(isUnion(a) && this.src.parenthesised(a), a),
-    })), t.op.loc.row, this.src.closeRowAfter(t.op.loc.offset, '('), false);
-    this.write(')');
+    })), t.op.loc.row, paren, written ? this.src.closeOf(paren) : -1, false, false);
   }
 
   writeInOperator(parens: boolean, operands: Term[]): void {
