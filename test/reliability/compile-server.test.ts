@@ -82,7 +82,9 @@ describe('a 10,000-rule chain', () => {
     expect(put.status, put.text.slice(0, 300)).toBe(200);
     reportProbe('PUT 10,000-rule chain', probe);
     expect(probe.failed).toBe(0);
-    expect(probe.worstMs).toBeLessThan(2000);
+    // A valid policy this size is compiled on the main thread (about 1 s here, linear
+    // in the rules): decisions wait for it, but keep answering.
+    expect(probe.worstMs).toBeLessThan(5000);
 
     const decision = await send(srv, { method: 'POST', path: '/v1/data/chain/p0', body: '{}', headers: { 'content-type': 'application/json' } });
     if (decision.status === 200) expect(decision.json()).toEqual({ result: 1 });
