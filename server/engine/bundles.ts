@@ -3,7 +3,8 @@
 // active bundle; every package and data path under a root), compile the new module
 // set, erase the bundle's roots and write its data plus `data.system.bundles.<name>`
 // in one transaction, then commit, record the roots as owned and publish. Any
-// failure throws before the commit, leaving the previous state active.
+// failure throws before the commit, leaving the previous state active. Large data
+// values reach the workers as shared bytes prepared first (Engine.shareValues).
 import { RObject, fromJS, pathsOverlap, readPath, rootSegments, type Bundle, type Value } from '../../runtime/index.js';
 import { BundleActivationError } from './errors.js';
 import type { Engine } from './engine.js';
@@ -45,6 +46,17 @@ function validateRoots(name: string, roots: string[], others: ActiveBundle[]): s
 export async function activateBundle(engine: Engine, name: string, bundle: Bundle, active: ActiveBundle[]): Promise<ActiveBundle> {
   const roots = bundle.manifest.roots ?? [''];
   const rootSegs = validateRoots(name, roots, active);
+  // Large data goes to the workers as shared bytes they build in slices (before the
+  // engine state is read, so nothing changes under this activation once it starts).
+  const shared = await engine.shareValues(rootSegs.filter((s) => s.length > 0).map((s) => readPath(bundle.data, s) ?? null));
+  try {
+    return await activate(engine, name, bundle, roots, rootSegs);
+  } finally {
+    shared.release();
+  }
+}
+
+async function activate(engine: Engine, name: string, bundle: Bundle, roots: string[], rootSegs: string[][]): Promise<ActiveBundle> {
   const v0 = bundle.manifest.rego_version === 0 ? true : bundle.manifest.rego_version === 1 ? false : engine.v0Compatible;
 
   const next = new Map<string, PolicyRecord>();

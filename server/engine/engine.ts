@@ -4,14 +4,14 @@
 // leaves the old state active — then publishes the change to every evaluator and
 // returns only when all of them have it.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type ResultRow } from '../../compiler/index.js';
-import { DEFAULT_MAX_COLLECTION_SIZE, MemoryStore, RObject, StorageError, pathsOverlap, setEvalLimits, toJSONText, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
+import { DEFAULT_MAX_COLLECTION_SIZE, MemoryStore, RObject, StorageError, pathsOverlap, setEvalLimits, toJSONText, writeDocument, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
 import { BadRequestError, PolicyCompileError } from './errors.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { InProcessEvaluator, type Evaluator } from './evaluator.js';
 import { PoolEvaluator } from './pool.js';
 import { checkPathConflicts, hasRulesFor, isEmptyModule, packagePath, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
 import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
-import { buildLocal, collectSoon, placeholder, registerPatchValues, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
+import { LARGE_DOCUMENT_BYTES, buildLocal, collectSoon, placeholder, registerDocument, registerPatchValues, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
 
 /** Default per-evaluation deadline (ms): `--eval-timeout`. */
 export const DEFAULT_EVAL_TIMEOUT_MS = 10_000;
@@ -224,6 +224,37 @@ export class Engine {
         collectSoon();
       },
     };
+  }
+
+  /**
+   * Have the workers build copies of large values about to be written (bundle data)
+   * from JSON bytes, written here in slices, so that the write sends references
+   * instead of text to parse. Small values (and in-process evaluation) are left as
+   * they are. Release the result once the write is done.
+   */
+  async shareValues(values: Value[]): Promise<{ release(): void }> {
+    const pool = this.evaluator;
+    if (!(pool instanceof PoolEvaluator)) return { release: () => undefined };
+    const ids: number[] = [];
+    const release = (): void => {
+      for (const id of ids) pool.discard(id);
+      if (ids.length > 0) collectSoon();
+    };
+    try {
+      for (const value of values) {
+        if (value === null || typeof value !== 'object') continue;
+        const bytes = await writeDocument(value);
+        if (bytes.length < LARGE_DOCUMENT_BYTES) continue;
+        const doc = shareBytes(bytes);
+        ids.push(doc.id);
+        await pool.prepare(doc, Infinity);
+        registerDocument(value, doc);
+      }
+    } catch (e) {
+      release();
+      throw e;
+    }
+    return { release };
   }
 
   private async publish(policiesChanged: boolean): Promise<void> {

@@ -4,7 +4,7 @@
 // thread keeps only a lazy placeholder that builds the value on first use (a write
 // below it, a main-thread policy reading it). Snapshots for restarted workers send
 // the bytes again instead of serializing the value.
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { JSONBuildError, RObject, buildDocument, buildDocumentSync, goJSONError, toJSONText, type Value } from '../../runtime/index.js';
 import { BadRequestError } from './errors.js';
@@ -102,6 +102,11 @@ export function placeholder(doc: SharedDocument, maxDepth: number, keys?: string
   return value;
 }
 
+/** Record that `value` (a container) is the document the workers prepared as `doc`. */
+export function registerDocument(value: Value, doc: SharedDocument): void {
+  if (value !== null && typeof value === 'object') sources.set(value, doc);
+}
+
 /** The shared document (or patch operation of one) a value was written from, if any. */
 export function sharedSource(v: Value | undefined): { doc: SharedDocument; member?: number } | undefined {
   if (v === null || typeof v !== 'object') return undefined;
@@ -177,6 +182,8 @@ export function snapshotData(root: RObject): { dataText: string; docs: { path: s
 }
 
 let gc: (() => void) | null | undefined;
+/** collectSoon collects only below this heap size (bytes). */
+const GC_HEAP_LIMIT = 128 * 2 ** 20;
 let gcScheduled = false;
 
 /**
@@ -193,7 +200,8 @@ export function collectSoon(): void {
       gc = null;
     }
   }
-  if (!gc || gcScheduled) return;
+  // Only while the heap is small: a full collection of a big heap would pause longer than it saves.
+  if (!gc || gcScheduled || getHeapStatistics().used_heap_size > GC_HEAP_LIMIT) return;
   gcScheduled = true;
   setTimeout(() => {
     gcScheduled = false;
