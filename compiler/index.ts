@@ -14,3 +14,4 @@ export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJ
 export { strictChecks } from './strict/index.js';
 /** Data filters (SQL / UCAST) from partial-evaluation residuals: compiler/filters. */
 export * as filters from './filters/index.js';
+export { partialEval, parseRootRef, PartialRefError, PartialUnsupported, type PartialEvalOptions, type PartialResult } from './partial/index.js';

@@ -188,7 +188,7 @@ function newContext(opts: EvalOptions): EvalContext {
 }
 
 /** Queries have no package: only imports-free resolution applies. */
-function resolveQuery(body: Body): Body {
+export function resolveQuery(body: Body): Body {
   const state: CompileState = {
     opts: {},
     errors: [],

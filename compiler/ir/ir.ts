@@ -107,6 +107,8 @@ export interface RuleDef {
   /** The next branch of an else chain. */
   else?: RuleDef;
   frameSize: number;
+  /** The source name of each slot (generated ones start with `$`), for partial evaluation's residual vars. */
+  names?: string[];
   loc: Location;
   /** The rule this definition was planned from (for traces). */
   src?: AstRule;

@@ -54,6 +54,7 @@ function planDef(planner: BodyPlanner, g: GroupInfo, rule: Rule, keys: Term[], a
   const def: RuleDef = { params, body, keys: keyExprs, value, frameSize: 0, loc: rule.loc, src: rule };
   if (rule.else) def.else = planDef(planner, g, rule.else, keys, rule.else.head.args ?? args);
   def.frameSize = layout.size;
+  def.names = layout.names;
   return def;
 }
 

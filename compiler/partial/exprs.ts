@@ -1,0 +1,249 @@
+// Partial evaluation of IR expressions (the statement half is eval.ts).
+//
+// Evaluation is continuation-passing like the reference interpreter, because an
+// expression may branch: an inlined rule with two definitions gives two values,
+// each under its own residual conditions. `ex(e, f, k)` calls `k` per partial
+// value; true stops. An expression that reads no unknown (Deps) and only known
+// slots is evaluated by the reference interpreter (compiler/interp) in one step,
+// so builtins, known rules and virtual documents keep their exact semantics;
+// only what touches unknowns is handled here, building residual AST terms.
+import type { Expr as AstExpr, Body, Term } from '../ast/nodes.js';
+import type { Block, Expr, Pattern } from '../ir/ir.js';
+import type { Value } from '../../runtime/value/value.js';
+import type { Slots } from '../interp/frames.js';
+import type { Interpreter } from '../interp/interpreter.js';
+import { RUNTIME } from '../../runtime/scope.js';
+import { LOC, mkCall, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal, groundRootPath } from './terms.js';
+import { localsOf, type Root, type World } from './world.js';
+import type { PartialRules } from './rules.js';
+
+export type K = () => boolean;
+export type KV = (v: PVal) => boolean;
+
+/** One rule body's or query's slots: known values, or residual terms. */
+export class Frame {
+  readonly vals: Slots;
+  readonly syms: (Term | undefined)[];
+  constructor(
+    size: number,
+    readonly id: number,
+    readonly names: string[],
+    /** The query's own frame: user vars keep their names in the residual. */
+    readonly query = false,
+  ) {
+    this.vals = new Array(size);
+    this.syms = new Array(size);
+  }
+
+  get(slot: number): PVal | undefined {
+    const s = this.syms[slot];
+    return s !== undefined ? new Sym(s) : this.vals[slot];
+  }
+
+  set(slot: number, v: PVal): void {
+    if (v instanceof Sym) {
+      this.syms[slot] = v.t;
+      this.vals[slot] = undefined;
+    } else {
+      this.vals[slot] = v;
+      this.syms[slot] = undefined;
+    }
+  }
+}
+
+export abstract class PartialExprs {
+  /** The residual expressions of the current search path. */
+  saved: AstExpr[] = [];
+  private frameIds = 0;
+  private readonly used = new Set<string>();
+  /** Order in which residual vars were made (vars older than a mark are "outer"). */
+  readonly varSeq = new Map<string, number>();
+  abstract rules: PartialRules;
+
+  constructor(
+    public world: World,
+    readonly ip: Interpreter,
+  ) {}
+
+  abstract block(b: Block, i: number, f: Frame, k: K): boolean;
+  abstract match(p: Pattern, v: PVal, f: Frame, k: K): boolean;
+
+  frame(size: number, names: string[] | undefined, query = false): Frame {
+    return new Frame(size, query ? 0 : ++this.frameIds, names ?? [], query);
+  }
+
+  reserve(name: string): void {
+    this.used.add(name);
+  }
+
+  /** A fresh residual var named after a slot (OPA appends the frame id: `x1`, `$02`). */
+  fresh(f: Frame | undefined, slot?: number): Term & { kind: 'var' } {
+    const base = f && slot !== undefined ? (f.names[slot] ?? '$t') : '$t';
+    if (f?.query && !base.startsWith('$')) return { kind: 'var', name: base, loc: LOC };
+    const stem = base + String(f?.id ?? 0);
+    let name = stem;
+    for (let n = 1; this.used.has(name); n++) name = `${stem}_${n}`;
+    this.used.add(name);
+    this.varSeq.set(name, this.varSeq.size);
+    return { kind: 'var', name, wildcard: base.startsWith('$_') || undefined, loc: LOC };
+  }
+
+  /** Add a residual expression for the rest of this path. */
+  save(e: AstExpr, k: K): boolean {
+    const s = this.saved;
+    s.push(e);
+    try {
+      return k();
+    } finally {
+      s.pop();
+    }
+  }
+
+  /** Run a sub-search; each solution's residual body with what `k` captured. */
+  sub<T>(run: (k: (x: T) => boolean) => boolean): { body: Body; x: T }[] {
+    const outer = this.saved;
+    this.saved = [];
+    const out: { body: Body; x: T }[] = [];
+    try {
+      run((x) => {
+        out.push({ body: this.saved.slice(), x });
+        return false;
+      });
+    } finally {
+      this.saved = outer;
+    }
+    return out;
+  }
+
+  /** True when `e` reads no unknown and only known slots. */
+  known(e: Expr, f: Frame): boolean {
+    if (e.k === 'const') return true;
+    if (this.world.deps.expr(e)) return false;
+    for (const s of localsOf(e)) if (f.syms[s] !== undefined) return false;
+    return true;
+  }
+
+  ex(e: Expr, f: Frame, k: KV): boolean {
+    if (this.known(e, f)) {
+      const v = this.ip.expr(e, f.vals, this.world.ctx);
+      return v === undefined ? false : k(v);
+    }
+    switch (e.k) {
+      case 'const':
+        return k(e.value);
+      case 'local': {
+        const v = f.get(e.slot);
+        return v === undefined ? false : k(v);
+      }
+      case 'input':
+        return this.root('input', [], k);
+      case 'base':
+        return this.root('data', e.path, k);
+      case 'rule':
+        return this.rules.group(e.group, k);
+      case 'vdoc':
+        return this.rules.vdoc(e.node, k);
+      case 'vdocdot':
+        return this.ex(e.key, f, (key) => this.rules.vdocKey(e.node, key, k));
+      case 'dot':
+        if (e.base.k === 'rule' && this.rules.inlinableCollection(e.base.group)) {
+          return this.ex(e.key, f, (key) => this.rules.member(e.base.k === 'rule' ? e.base.group : -1, key, k));
+        }
+        return this.ex(e.base, f, (b) => this.ex(e.key, f, (key) => this.dot(b, key, k)));
+      case 'call':
+        return this.exs(e.args, f, (args) => this.call(e.name, args, e.loc, k));
+      case 'callfn':
+        return this.exs(e.args, f, (args) => this.rules.callFn(e.group, args, e.loc, k));
+      case 'array':
+        return this.exs(e.items, f, (xs) => k(xs.some((x) => x instanceof Sym) ? new Sym({ kind: 'array', items: xs.map(toTerm), loc: LOC }) : (xs as Value[])));
+      case 'set':
+        return this.exs(e.items, f, (xs) => k(xs.some((x) => x instanceof Sym) ? new Sym({ kind: 'set', items: xs.map(toTerm), loc: LOC }) : RUNTIME.RSet.of(xs as Value[])));
+      case 'object': {
+        const flat = e.entries.flat();
+        return this.exs(flat, f, (xs) => {
+          if (xs.some((x) => x instanceof Sym)) {
+            const entries: [Term, Term][] = [];
+            for (let i = 0; i < xs.length; i += 2) entries.push([toTerm(xs[i]!), toTerm(xs[i + 1]!)]);
+            return k(new Sym({ kind: 'object', entries, loc: LOC }));
+          }
+          const o = new RUNTIME.RObject();
+          for (let i = 0; i < xs.length; i += 2) RUNTIME.setUnique(o, xs[i] as Value, xs[i + 1] as Value, e.loc);
+          return k(o);
+        });
+      }
+      case 'compr':
+        return this.comprehension(e, f, k);
+      case 'template':
+        throw new PartialUnsupported('string templates over unknowns');
+    }
+  }
+
+  /** Evaluate a list left to right (each may branch). */
+  exs(items: Expr[], f: Frame, k: (vs: PVal[]) => boolean, i = 0, acc: PVal[] = []): boolean {
+    if (i >= items.length) return k(acc.slice());
+    return this.ex(items[i]!, f, (v) => {
+      acc[i] = v;
+      return this.exs(items, f, k, i + 1, acc);
+    });
+  }
+
+  /** The document at `root.path`: known, undefined, or a residual ref. */
+  root(root: Root, path: Value[], k: KV): boolean {
+    const r = this.world.resolve(root, path);
+    if (r === 'sym') return k(new Sym(mkRef(root, path.map(valueToTerm))));
+    return r === undefined ? false : k(r);
+  }
+
+  dot(b: PVal, key: PVal, k: KV): boolean {
+    if (!(b instanceof Sym)) {
+      if (!(key instanceof Sym)) {
+        const v = RUNTIME.dot(b, key);
+        return v === undefined ? false : k(v);
+      }
+      return k(new Sym(refAppend(valueToTerm(b), key.t)));
+    }
+    if (!(key instanceof Sym)) {
+      const g = groundRootPath(b.t);
+      if (g) return this.root(g.root, [...g.path, key], k);
+    }
+    return k(new Sym(refAppend(b.t, toTerm(key))));
+  }
+
+  call(name: string, args: PVal[], loc: AstExpr['loc'], k: KV): boolean {
+    const c = this.world.ctx;
+    const allKnown = !args.some((a) => a instanceof Sym);
+    if (c.fnOverrides?.has(name)) {
+      if (!allKnown) throw new PartialUnsupported(`'with' replacing ${name} called on unknowns`);
+      const v = this.ip.rules.callByName(name, args as Value[], c, loc);
+      return v === undefined ? false : k(v);
+    }
+    const def = this.ip.builtin(name, loc);
+    if (allKnown && !(def.decl.nondeterministic && !this.world.deps.ndb)) {
+      const v = this.ip.invoke(def, name, args as Value[], c, loc);
+      return v === undefined ? false : k(v);
+    }
+    return k(new Sym(mkCall(name, args.map(toTerm))));
+  }
+
+  /** A comprehension over unknowns: its value when the body resolves, else a residual comprehension. */
+  private comprehension(e: Expr & { k: 'compr' }, f: Frame, k: KV): boolean {
+    const mark = this.varSeq.size;
+    const alts = this.sub<[PVal, PVal | undefined]>((emit) =>
+      this.block(e.body, 0, f, () => this.ex(e.head, f, (h) => (e.key ? this.ex(e.key, f, (key) => emit([h, key])) : emit([h, undefined])))),
+    );
+    if (alts.every((a) => a.body.length === 0 && !(a.x[0] instanceof Sym) && !(a.x[1] instanceof Sym))) {
+      if (e.kind === 'object') {
+        const o = new RUNTIME.RObject();
+        for (const a of alts) RUNTIME.setUnique(o, a.x[1] as Value, a.x[0] as Value, e.loc);
+        return k(o);
+      }
+      const xs = alts.map((a) => a.x[0] as Value);
+      return k(e.kind === 'set' ? RUNTIME.RSet.of(xs) : xs);
+    }
+    if (alts.length !== 1) throw new PartialUnsupported('comprehensions whose body has several residual alternatives');
+    const [h, key] = alts[0]!.x;
+    const body = this.rules.finish(alts[0]!.body, [h, key], mark);
+    if (e.kind === 'object') return k(new Sym({ kind: 'objectcomp', key: toTerm(key!), value: toTerm(h), body, loc: LOC }));
+    return k(new Sym({ kind: e.kind === 'set' ? 'setcomp' : 'arraycomp', head: toTerm(h), body, loc: LOC }));
+  }
+}
