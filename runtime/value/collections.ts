@@ -29,8 +29,13 @@ type Props = Record<string, Value>;
 const Bare = function Bare(this: Props) {} as unknown as { new (): Props };
 Bare.prototype = Object.create(null);
 
-/** Objects whose members are not loaded yet (see RObject.lazy). */
-const lazyObjects = new WeakSet<RObject>();
+/** Objects whose members are not loaded yet (see RObject.lazy), with their loaders. */
+const lazyObjects = new WeakMap<RObject, () => void>();
+
+/** Load a lazy object's members now (its count is -1 until then). */
+function loadLazy(o: RObject): void {
+  lazyObjects.get(o)?.();
+}
 
 /** Traps forwarding every operation to the props `ensure` loads on first use. */
 function lazyHandler(ensure: () => Props, known: Set<string> | undefined): ProxyHandler<Props> {
@@ -133,7 +138,7 @@ export class RObject {
       return real;
     };
     (o as unknown as { props: Props }).props = new Proxy(new Bare(), lazyHandler(ensure, keys === undefined ? undefined : new Set(keys)));
-    lazyObjects.add(o);
+    lazyObjects.set(o, () => void ensure());
     return o;
   }
 
@@ -149,7 +154,7 @@ export class RObject {
   }
 
   get size(): number {
-    if (this.count < 0) void ('' in this.props); // a lazy object: load it
+    if (this.count < 0) loadLazy(this);
     return this.count + (this.others?.size ?? 0);
   }
 
@@ -170,6 +175,7 @@ export class RObject {
 
   /** Mutating insert: use only while building a fresh object. */
   set(key: Value, value: Value): this {
+    if (this.count < 0) loadLazy(this);
     if (typeof key === 'string') {
       // The evaluation collection cap (runtime/eval/limits.ts), checked as the object grows.
       if (!(key in this.props) && ++this.count > limits.maxCollectionSize) collectionTooLarge();
@@ -180,6 +186,7 @@ export class RObject {
   }
 
   delete(key: Value): boolean {
+    if (this.count < 0) loadLazy(this);
     this.ext = undefined;
     if (typeof key === 'string') {
       if (!(key in this.props)) return false;
@@ -237,6 +244,7 @@ export class RObject {
   }
 
   clone(): RObject {
+    if (this.count < 0) loadLazy(this);
     const o = new RObject();
     for (const k in this.props) o.props[k] = this.props[k]!;
     o.count = this.count;

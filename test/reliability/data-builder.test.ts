@@ -3,7 +3,7 @@
 // escaped keys, duplicate keys, big containers split into runs), refuse what Go's
 // decoder refuses (syntax, nesting beyond the limit), and yield while it works.
 import { describe, expect, it } from 'vitest';
-import { JSONBuildError, buildDocument, buildDocumentSync, parseJSON, toJSONText } from '../../runtime/index.js';
+import { JSONBuildError, RObject, buildDocument, buildDocumentSync, parseJSON, toJSONText } from '../../runtime/index.js';
 import { generateDocumentText } from '../../bench/memory-data.js';
 
 const build = (text: string, maxDepth = 1000): string | undefined => {
@@ -58,5 +58,42 @@ describe('buildDocument', () => {
     clearInterval(timer);
     expect(toJSONText(value!)).toBe(toJSONText(parseJSON(text)));
     expect(ticks).toBeGreaterThan(0);
+  });
+});
+
+describe('RObject.lazy (the main thread’s placeholder of a large document)', () => {
+  const make = (keys?: string[]): { o: RObject; loads: () => number } => {
+    let n = 0;
+    const o = RObject.lazy(() => {
+      n++;
+      return parseJSON('{"a":1,"b":{"c":2}}') as RObject;
+    }, keys);
+    return { o, loads: () => n };
+  };
+
+  it('answers absent keys without loading when its keys are known', () => {
+    const { o, loads } = make(['a', 'b']);
+    expect(RObject.isLazy(o)).toBe(true);
+    expect(o.getStr('zzz')).toBeUndefined();
+    expect(o.has('zzz')).toBe(false);
+    expect(loads()).toBe(0);
+    expect(o.size).toBe(2);
+    expect(loads()).toBe(1);
+    expect(RObject.isLazy(o)).toBe(false);
+  });
+
+  it('loads once on first use and then behaves as a plain object', () => {
+    const { o, loads } = make();
+    expect(toJSONText(o.getStr('b')!)).toBe('{"c":2}');
+    expect(toJSONText(o)).toBe('{"a":1,"b":{"c":2}}');
+    expect(o.clone().size).toBe(2);
+    expect(loads()).toBe(1);
+  });
+
+  it('keeps its size right when written to before loading', () => {
+    const { o } = make(['a', 'b']);
+    o.set('new', 3);
+    expect(o.size).toBe(3);
+    expect(toJSONText(o)).toBe('{"a":1,"b":{"c":2},"new":3}');
   });
 });
