@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compile, EvalError, parseQuery, prepareInterpreted, RegoErrors } from '../../compiler/index.js';
 import { MAX_EXPR_DEPTH } from '../../compiler/source/limits.js';
+import { PASSES } from '../../compiler/passes/index.js';
+import type { Pass } from '../../compiler/passes/pass.js';
 import { makeChain } from '../../bench/fixtures/scaling/make-policy.js';
 
 const ones = (n: number, op: string): string => Array.from({ length: n }, () => '1').join(op);
@@ -113,6 +115,24 @@ describe('a body of 5,000 expressions', () => {
     const policy = compile([{ file: 'long.rego', text: `package long\n\np := q0 if {\n${body}\tq5000 = 7\n}\n` }]);
     expect(policy.prepare('x = data.long.p').eval({})[0]!.bindings.x).toBe(7);
   }, 60_000);
+});
+
+describe('last line of defence', () => {
+  it('a stack overflow inside a pass becomes a located rego_compile_error naming the pass', () => {
+    const pass = PASSES.find((x) => x.name === 'check-types')! as Pass;
+    const run = pass.run;
+    pass.run = () => {
+      throw new RangeError('Maximum call stack size exceeded');
+    };
+    try {
+      const err = compileError('package g\n\nsmall := 1\n\nbig := [1, [2, [3, [4]]]]\n');
+      expect(err.errors).toHaveLength(1);
+      expect(err.errors[0]).toMatchObject({ code: 'rego_compile_error', message: 'check-types: maximum depth exceeded (policy too deeply nested)' });
+      expect(err.errors[0]!.location).toMatchObject({ file: 'deep.rego', row: 5 });
+    } finally {
+      pass.run = run;
+    }
+  });
 });
 
 describe('other long shapes', () => {
