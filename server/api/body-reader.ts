@@ -37,6 +37,8 @@ export interface BodyInfo {
   inflated?: Buffer;
   /** The body nests deeper than the limit (it was not read to the end). */
   tooDeep?: boolean;
+  /** The whole body (inflated, for gzip) went through the depth scanner within the limit. */
+  depthChecked?: boolean;
 }
 
 const BODY_INFO = Symbol('regent.bodyInfo');
@@ -167,6 +169,7 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       if (settled) return;
       settled = true;
       cleanup();
+      if (scanner && !info.tooDeep) info.depthChecked = true;
       resolve(Buffer.concat(raw, rawLength));
     };
     const tooDeep = (): void => {

@@ -18,6 +18,8 @@ export interface BodyLimits {
   gzipMaxLength: number;
   /** Deepest nesting of arrays/objects accepted in a JSON or YAML body. */
   maxDepth: number;
+  /** The text's bracket depth was already checked (while the body streamed). */
+  depthChecked?: boolean;
 }
 
 /** A parsed JSON/YAML document: plain JS, plus the exact Value when it holds big numbers. */
@@ -59,7 +61,7 @@ export function isYAML(req: FastifyRequest): boolean {
 export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, prefix: string, mode: GoJSONMode = 'decode'): ParsedDocument | undefined {
   if (text.trim() === '') return undefined;
   // Nesting deeper than maxDepth needs more than maxDepth bracket characters.
-  if (text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(prefix ? `${prefix}: exceeded max depth` : "exceeded max depth");
+  if (!limits.depthChecked && text.length > limits.maxDepth && nestingDepth(text, limits.maxDepth) > limits.maxDepth) throw badRequest(prefix ? `${prefix}: exceeded max depth` : "exceeded max depth");
   try {
     if (yaml) {
       const js = loadYAML(text);
@@ -86,7 +88,10 @@ export function parseDocument(text: string, yaml: boolean, limits: BodyLimits, p
 export function requestDocument(req: FastifyRequest, limits: BodyLimits, prefix: string, mode: GoJSONMode = 'decode'): ParsedDocument | undefined {
   const cached = (req as WithParsedBody)[PARSED_BODY];
   if (cached !== undefined) return cached ?? undefined;
-  const doc = parseDocument(bodyText(req, limits), isYAML(req), limits, prefix, mode);
+  const yaml = isYAML(req);
+  // JSON bodies were depth-checked while they streamed (body-reader.ts): no second scan.
+  const checked = !yaml && bodyInfo(req)?.depthChecked === true ? { ...limits, depthChecked: true } : limits;
+  const doc = parseDocument(bodyText(req, limits), yaml, checked, prefix, mode);
   (req as WithParsedBody)[PARSED_BODY] = doc ?? null;
   return doc;
 }

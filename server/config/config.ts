@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { load as loadYAML } from 'js-yaml';
 import { ConfigError, applySet, substituteEnv } from './overrides.js';
 
-/** Default of server.decoding.gzip.max_length (decompressed bytes): 64 MiB; OPA's is 512 MiB. */
-export const DEFAULT_GZIP_MAX_LENGTH = 64 * 1024 * 1024;
+/** Default of server.decoding.gzip.max_length (decompressed bytes): 32 MiB; OPA's is 512 MiB. */
+export const DEFAULT_GZIP_MAX_LENGTH = 32 * 1024 * 1024;
 
 export { ConfigError };
 
@@ -96,8 +96,8 @@ export function loadConfig(opts: LoadConfigOptions): ServerConfig {
     gzipMinLength: positiveInt(gzip.min_length, 1024, 'server.encoding.gzip.min_length'),
     gzipLevel,
     maxLength: positiveInt(decoding.max_length, 268435456, 'server.decoding.max_length'),
-    // 64 MiB where OPA defaults to 512 MiB: a decompressed body is parsed on the
-    // main thread, and 64 MiB of the densest JSON keeps that pause under about 1.5 s
+    // 32 MiB where OPA defaults to 512 MiB: a decompressed body is parsed on the
+    // main thread, and 32 MiB of the densest JSON keeps that pause near half a second
     // (server/README.md, Limits). Set server.decoding.gzip.max_length for OPA's value.
     gzipMaxLength: positiveInt(objectAt(decoding, 'gzip').max_length, DEFAULT_GZIP_MAX_LENGTH, 'server.decoding.gzip.max_length'),
     decisionLogs: doc.decision_logs !== undefined && doc.decision_logs !== null,
