@@ -5,7 +5,7 @@
 //
 //   await withServer({ files: { 'x.rego': '...' }, args: ['--authorization=basic'] }, async (srv) => {
 //     const { result, probe } = await probeDuring(srv, () => send(srv, { method: 'POST', path: '/v1/data/x', body }));
-//     expectErrorBody(result, 400);
+//     expect(errorBody(result).code).toBe('invalid_parameter'); // a {code, message} body
 //     expect(srv.alive()).toBe(true);
 //     reportProbe('gzip bomb', probe);            // prints worst latency
 //     expect(probe.worstMs).toBeLessThan(2000);
