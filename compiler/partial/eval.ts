@@ -16,7 +16,7 @@ import type { Value } from '../../runtime/value/value.js';
 import type { FunctionOverride } from '../../runtime/eval/context.js';
 import { RUNTIME } from '../../runtime/scope.js';
 import { Frame, PartialExprs, type K } from './exprs.js';
-import { alwaysDefined, eqExpr, LOC, mkCall, mkExpr, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal } from './terms.js';
+import { alwaysDefined, bodyVars, eqExpr, LOC, mkCall, mkExpr, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal } from './terms.js';
 import { bindsOf, localsOf, World } from './world.js';
 import { canInlineNegation, complementProduct, copyPropagate } from './residual.js';
 import { PartialRules } from './rules.js';
@@ -237,7 +237,10 @@ export class PartialEvaluator extends PartialExprs {
       const live = new Set([...this.varSeq.keys()].filter(this.outer(mark)));
       live.add(kv.name).add(vv.name);
       const body = alts.length === 0 ? [mkExpr({ kind: 'boolean', value: false, loc: LOC })] : copyPropagate(alts[0]!.body, live);
-      const expr = { kind: 'expr' as const, negated: false, with: [], loc: LOC, body: { type: 'every' as const, key: s.key.k === 'bind' ? kv : undefined, value: vv, domain: d.t, body } };
+      // A var the body does not use is written `_` (Rego rejects unused declared vars).
+      const used = bodyVars(body);
+      const wild = (v: typeof kv): typeof kv => (used.has(v.name) ? v : { ...v, wildcard: true });
+      const expr = { kind: 'expr' as const, negated: false, with: [], loc: LOC, body: { type: 'every' as const, key: s.key.k === 'bind' ? wild(kv) : undefined, value: wild(vv), domain: d.t, body } };
       return this.save(expr, k);
     });
   }

@@ -85,7 +85,7 @@ export abstract class PartialExprs {
     for (let n = 1; this.used.has(name); n++) name = `${stem}_${n}`;
     this.used.add(name);
     this.varSeq.set(name, this.varSeq.size);
-    return { kind: 'var', name, wildcard: base.startsWith('$_') || undefined, loc: LOC };
+    return { kind: 'var', name, loc: LOC };
   }
 
   /** Add a residual expression for the rest of this path. */
@@ -174,7 +174,7 @@ export abstract class PartialExprs {
       case 'compr':
         return this.comprehension(e, f, k);
       case 'template':
-        throw new PartialUnsupported('string templates over unknowns');
+        return this.template(e, f, k);
     }
   }
 
@@ -223,6 +223,33 @@ export abstract class PartialExprs {
       return v === undefined ? false : k(v);
     }
     return k(new Sym(mkCall(name, args.map(toTerm))));
+  }
+
+  /**
+   * A string template never fails: an undefined part prints as `<undefined>`. Known
+   * parts become text; a part over unknowns stays a term of a residual template
+   * (it must not branch or add conditions, or the template would no longer be total).
+   */
+  private template(e: Expr & { k: 'template' }, f: Frame, k: KV): boolean {
+    const parts: (string | Term)[] = [];
+    for (const p of e.parts) {
+      if (typeof p === 'string' || this.known(p, f)) {
+        const text = typeof p === 'string' ? p : RUNTIME.templateText(this.ip.expr(p, f.vals, this.world.ctx));
+        if (typeof parts[parts.length - 1] === 'string') parts[parts.length - 1] += text;
+        else parts.push(text);
+        continue;
+      }
+      const alts = this.sub<PVal>((emit) => this.ex(p, f, emit));
+      if (alts.length > 1 || alts.some((a) => a.body.length > 0)) throw new PartialUnsupported('string template parts that add residual conditions');
+      const v = alts[0]?.x;
+      if (v === undefined || !(v instanceof Sym)) {
+        const text = RUNTIME.templateText(v as Value | undefined);
+        if (typeof parts[parts.length - 1] === 'string') parts[parts.length - 1] += text;
+        else parts.push(text);
+      } else parts.push(v.t);
+    }
+    if (!parts.some((p) => typeof p !== 'string')) return k(parts.join(''));
+    return k(new Sym({ kind: 'template', parts, loc: LOC }));
   }
 
   /** A comprehension over unknowns: its value when the body resolves, else a residual comprehension. */

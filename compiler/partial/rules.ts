@@ -126,7 +126,17 @@ export class PartialRules {
       return v === undefined ? false : k(v);
     }
     if (this.unknownPath(n.path)) return k(new Sym(mkRef('data', n.path)));
-    throw new PartialUnsupported(`the whole document data.${n.path.join('.')} when its rules depend on unknowns`);
+    // The whole document: every rule below it as support rules, when no base data mixes in.
+    if (!pe.world.base || RUNTIME.dig(pe.world.ctx.data, n.path) !== undefined || pe.world.ctx.dataOverrides) {
+      throw new PartialUnsupported(`the whole document data.${n.path.join('.')} mixing base data and rules over unknowns`);
+    }
+    const all = (id: number): void => {
+      const x = this.ir.nodes[id]!;
+      for (const g of x.groups) if (this.ir.groups[g]!.kind !== 'function') this.support(this.ir.groups[g]!);
+      for (const c of x.children.values()) all(c);
+    };
+    all(node);
+    return k(new Sym(mkRef('data', ['partial', ...n.path])));
   }
 
   vdocKey(node: number, key: PVal, k: KV): boolean {
@@ -134,7 +144,13 @@ export class PartialRules {
     const n = this.ir.nodes[node]!;
     if (key instanceof Sym) {
       if (this.unknownPath(n.path)) return k(new Sym(mkRef('data', [...n.path, key.t])));
-      throw new PartialUnsupported(`data.${n.path.join('.')}[…] with an unknown key`);
+      if (n.groups.some((g) => this.ir.groups[g]!.kind !== 'function')) throw new PartialUnsupported(`data.${n.path.join('.')}[…] with an unknown key over rules with computed keys`);
+      // One alternative per key the document can have: its child nodes and base data.
+      const base = RUNTIME.dig(pe.world.ctx.data, n.path);
+      const names = new Set<string>(n.children.keys());
+      if (base instanceof RUNTIME.RObject) for (const x of base.keys()) if (typeof x === 'string') names.add(x);
+      for (const name of names) if (pe.save(eqExpr(key.t, valueToTerm(name)), () => this.vdocKey(node, name, k))) return true;
+      return false;
     }
     const child = typeof key === 'string' ? n.children.get(key) : undefined;
     if (child === undefined) return pe.root('data', [...n.path, key], k);

@@ -1,0 +1,39 @@
+// `npx tsx test/partial-soundness/run.ts [--write-skips] [--only substring]`: runs the
+// partial-evaluation soundness check over every conformance case with an input and
+// prints the counts, failures and skip reasons. `--write-skips` rewrites skip.json
+// with the cases that cannot be covered and why (failures are never written there).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAll } from '../conformance/load.js';
+import { readBaseline } from '../conformance/report.js';
+import { checkCase, type Verdict } from './soundness.js';
+
+export const SKIP_FILE = join(import.meta.dirname, 'skip.json');
+
+export function runAll(only?: string, mode: 'inline' | 'support' = 'inline'): { id: string; v: Verdict }[] {
+  const baseline = new Set(readBaseline());
+  const cases = loadAll().cases.filter((c) => c.input !== undefined || c.input_term !== undefined);
+  return cases.filter((c) => !only || c.id.includes(only)).map((c) => ({ id: c.id, v: checkCase(c, baseline, mode) }));
+}
+
+if (process.argv[1]?.endsWith('run.ts')) {
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  const results = runAll(only, process.argv.includes('--support') ? 'support' : 'inline');
+  const pass = results.filter((r) => r.v.status === 'pass');
+  const fail = results.filter((r) => r.v.status === 'fail');
+  const skip = results.filter((r) => r.v.status === 'skip');
+  for (const r of fail) console.log(`FAIL ${r.id}: ${(r.v as { reason: string }).reason}\n`);
+  const reasons = new Map<string, number>();
+  for (const r of skip) {
+    const reason = (r.v as { reason: string }).reason;
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  console.log([...reasons].sort((a, b) => b[1] - a[1]).map(([r, n]) => `${String(n).padStart(4)}  ${r}`).join('\n'));
+  console.log(`cases with input: ${results.length}; pass ${pass.length}, fail ${fail.length}, skipped ${skip.length}`);
+  if (process.argv.includes('--write-skips')) {
+    const out: Record<string, string> = {};
+    for (const r of skip) out[r.id] = (r.v as { reason: string }).reason;
+    writeFileSync(SKIP_FILE, JSON.stringify(out, null, 2) + '\n');
+    void readFileSync;
+  }
+}
