@@ -3,13 +3,15 @@
 // ratio and the YAML walk, which authorization policies may read input.body
 // (auth/body-use.ts), and the envelope for requests Node's parser refuses.
 // The end-to-end behaviour is in test/reliability/http-*.test.ts.
-import { describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load as loadYAML } from 'js-yaml';
 import { parseModule } from '../../compiler/index.js';
 import { allowedAliasRatio, checkYAMLDocument } from '../../runtime/index.js';
 import { DepthScanner, expectsBody } from '../../server/api/body-reader.js';
 import { clientErrorReply } from '../../server/api/http-errors.js';
 import { moduleUse } from '../../server/auth/body-use.js';
+import { call, putPolicy, startTestServer, type TestServer } from './helpers.js';
 
 describe('DepthScanner', () => {
   it('tracks depth, strings and escapes across chunk boundaries', () => {
@@ -88,5 +90,47 @@ describe('errors of the HTTP parser', () => {
     expect(reply('HPE_INVALID_TRANSFER_ENCODING', 'Invalid transfer-encoding').status).toBe(501);
     expect(reply('HPE_INVALID_VERSION').status).toBe(505);
     expect(reply('HPE_SOMETHING_NEW')).toEqual({ status: 400, code: 'invalid_parameter', message: 'malformed HTTP request' });
+  });
+});
+
+describe('configured decoding limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ configText: 'server:\n  decoding:\n    max_length: 4096\n    gzip:\n      max_length: 2000\n' });
+    await putPolicy(server, 'p.rego', 'package p\n\nn := count(input.s)\n');
+  });
+  afterAll(() => server.close());
+  const post = (body: Buffer | string, headers: Record<string, string> = { 'content-encoding': 'gzip' }) => call(server, 'POST', '/v1/data/p/n', body, headers);
+
+  it('applies server.decoding.gzip.max_length to the decompressed size', async () => {
+    expect((await post(gzipSync(JSON.stringify({ input: { s: 'a'.repeat(1900) } })))).text).toBe('{"result":1900}\n');
+    const over = await post(gzipSync(JSON.stringify({ input: { s: 'a'.repeat(2100) } })));
+    expect([over.status, over.json()]).toEqual([400, { code: 'invalid_parameter', message: 'could not decompress the body: gzip payload too large' }]);
+  });
+
+  it('words corrupt and truncated gzip streams as Go does', async () => {
+    const whole = gzipSync(JSON.stringify({ input: { s: 'abc' } }));
+    expect((await post(Buffer.from('not gzip at all'))).json()).toEqual({ code: 'invalid_parameter', message: 'could not decompress the body: gzip payload too large' });
+    const bad = Buffer.concat([Buffer.from('xx'), whole.subarray(2)]);
+    expect((await post(bad)).json()).toEqual({ code: 'invalid_parameter', message: 'could not decompress the body: gzip: invalid header' });
+    // The trailer claims more than the stream holds: Go's gzip reader fails its size check at the end.
+    const short = Buffer.from(whole);
+    short.writeUInt32LE(1000, short.length - 4);
+    expect((await post(short)).json()).toEqual({ code: 'invalid_parameter', message: 'could not decompress the body: gzip: invalid checksum' });
+    // Cut short: unexpected EOF.
+    expect((await post(whole.subarray(0, whole.length - 12))).json()).toMatchObject({ code: 'invalid_parameter', message: expect.stringMatching(/^could not decompress the body: /) });
+  });
+
+  it('applies server.decoding.max_length to raw bodies, chunked ones included', async () => {
+    const big = JSON.stringify({ input: { s: 'a'.repeat(5000) } });
+    expect((await post(big, {})).json()).toEqual({ code: 'invalid_parameter', message: 'request body too large' });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
+    const res = await fetch(server.url + '/v1/data/p/n', { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    expect([res.status, await res.json()]).toEqual([400, { code: 'invalid_parameter', message: 'request body too large' }]);
   });
 });
