@@ -75,6 +75,27 @@ export function checkHeap(): void {
   }
 }
 
+/** Strings from this length on are checked before a builtin call (see checkArgumentRoom). */
+export const LARGE_ARGUMENT = 1 << 20;
+/** How many bytes of heap a builtin may need per character of a large string argument. */
+const ARGUMENT_AMPLIFICATION = 8;
+
+/**
+ * Before a builtin call with a string argument of `length` characters (at least
+ * LARGE_ARGUMENT): refuse it when the values it may build (json.unmarshal,
+ * yaml.unmarshal, split…, up to ARGUMENT_AMPLIFICATION bytes per character) would
+ * not fit under the heap ceiling. V8 aborts the whole process when a single native
+ * call allocates past a thread's heap limit, so this is checked before, not after.
+ */
+export function checkArgumentRoom(name: string, length: number): void {
+  if (heapCeiling === Infinity) return;
+  const need = length * ARGUMENT_AMPLIFICATION;
+  if (getHeapStatistics().used_heap_size + need > heapCeiling) {
+    const mb = Math.round(length / 2 ** 20);
+    throw new LimitError('heap', `memory limit exceeded (${name} on a ${mb} MB string could exceed ${Math.round(heapCeiling / 2 ** 20)} MB of heap; --worker-heap-mb)`);
+  }
+}
+
 /**
  * What a V8 RangeError raised by evaluation means: a stack overflow (recursion)
  * or a size limit of the engine itself (string length, Map size, array length).

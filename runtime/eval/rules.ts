@@ -1,5 +1,6 @@
 // Rule-evaluation steps shared by every back end (generated JS, closures and the
-// reference interpreter): calling a builtin with OPA's error mapping, and
+// reference interpreter): calling a builtin with OPA's error mapping (and the heap
+// room check for large string arguments, limits.ts), and
 // inserting one solution of an object rule (`a.b[x].c := v`, `p[k] contains v`).
 import type { Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
@@ -8,9 +9,14 @@ import type { BuiltinDef } from '../builtins/types.js';
 import { BuiltinCallError, callBuiltin } from '../builtins/registry.js';
 import type { EvalContext } from './context.js';
 import { EvalError, type EvalLocation } from './errors.js';
+import { LARGE_ARGUMENT, checkArgumentRoom } from './limits.js';
 
 /** Call a builtin; its errors become located EvalErrors (stack overflow inside it too). */
 export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: EvalLocation): Value | undefined {
+  for (let i = 0; i < vals.length; i++) {
+    const v = vals[i];
+    if (typeof v === 'string' && v.length >= LARGE_ARGUMENT) checkArgumentRoom(name, v.length);
+  }
   try {
     return callBuiltin(def, vals, c.builtins);
   } catch (err) {
