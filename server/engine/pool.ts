@@ -227,6 +227,7 @@ export class PoolEvaluator implements Evaluator {
       };
       this.preparing.set(doc.id, entry);
       this.down.postMessage({ type: 'prepare', doc, maxDepth } satisfies DownMessage);
+      this.checkPrepared(); // no live worker: nothing to wait for (new ones build it when the write names it)
     });
   }
 
