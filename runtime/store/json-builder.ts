@@ -162,6 +162,18 @@ class Walker {
     return this.buf.toString('utf8', start, end);
   }
 
+  private scratch = Buffer.alloc(0);
+
+  /** The bytes [start, end) between `open` and `close` as one string (no concatenation to flatten). */
+  wrapped(open: number, start: number, end: number, close: number): string {
+    const n = end - start;
+    if (this.scratch.length < n + 2) this.scratch = Buffer.allocUnsafe(Math.max(n + 2, 2 * CHUNK));
+    this.scratch[0] = open;
+    this.buf.copy(this.scratch, 1, start, end);
+    this.scratch[n + 1] = close;
+    return this.scratch.toString('utf8', 0, n + 2);
+  }
+
   /** A key string (with its quotes) at [start, end). */
   key(start: number, end: number): string {
     if (this.bytes.subarray(start, end).includes(0x5c)) return JSON.parse(this.text(start, end)) as string;
@@ -180,9 +192,8 @@ class Walker {
 
 function flush(w: Walker, f: Frame): void {
   if (f.runStart < 0) return;
-  const inner = w.text(f.runStart, f.runEnd);
   if (f.kind === 'object') {
-    const parsed = w.parse('{' + inner + '}', f.runExact, f.runStart);
+    const parsed = w.parse(w.wrapped(0x7b, f.runStart, f.runEnd, 0x7d), f.runExact, f.runStart);
     const props = f.props!;
     if (parsed instanceof RObject) {
       for (const [k, v] of parsed.unorderedEntries()) {
@@ -197,7 +208,7 @@ function flush(w: Walker, f: Frame): void {
       }
     }
   } else {
-    const parsed = w.parse('[' + inner + ']', f.runExact, f.runStart) as unknown[];
+    const parsed = w.parse(w.wrapped(0x5b, f.runStart, f.runEnd, 0x5d), f.runExact, f.runStart) as unknown[];
     const items = f.items!;
     for (let i = 0; i < parsed.length; i++) items.push(f.runExact ? (parsed[i] as Value) : adopt(parsed[i]));
   }
