@@ -13,6 +13,7 @@ import { createRegistry, registerMetricsRoutes } from './api/metrics.js';
 import { registerPolicyRoutes } from './api/policies.js';
 import { registerQueryRoutes } from './api/query.js';
 import { registerCompileFilterRoutes } from './api/compile-filters.js';
+import { registerCompileRoutes } from './api/compile.js';
 import { checkContentLength, expectsBody, markReadByAuthorizer, readBody } from './api/body-reader.js';
 import { badRequest } from './api/errors.js';
 import { MISSING_HOST_MESSAGE, handleClientError, sendMethodNotAllowed, sendNotFound } from './api/http-errors.js';
@@ -60,6 +61,7 @@ const API_ROUTES: Record<string, string[]> = {
   '/v1/data/*': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   '/v1/policies': ['GET'],
   '/v1/policies/*': ['GET', 'PUT', 'DELETE'],
+  '/v1/compile': ['POST'],
   '/v1/compile/*': ['GET', 'POST'],
   '/v1/query': ['GET', 'POST'],
   '/v1/query/*': [],
@@ -198,6 +200,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   registerPolicyRoutes(app, ctx);
   registerQueryRoutes(app, ctx);
   registerCompileFilterRoutes(app, ctx);
+  registerCompileRoutes(app, ctx);
   registerHealthRoutes(app, ctx);
   registerConfigRoutes(app, ctx);
   registerStatusRoutes(app, ctx);

@@ -271,7 +271,7 @@ export class PartialEvaluator extends PartialExprs {
         }
         world = world.withDoc(m.k, m.path, v, ctx);
       }
-      const inner = world === outerWorld ? new World(world.unknowns, ctx, world.deps, false) : world;
+      const inner = world === outerWorld ? new World(world.unknowns, ctx, world.deps, false, world.overlays) : world;
       this.world = inner;
       try {
         return this.block(body, 0, f, () => {

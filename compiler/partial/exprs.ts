@@ -191,6 +191,7 @@ export abstract class PartialExprs {
   root(root: Root, path: Value[], k: KV): boolean {
     const r = this.world.resolve(root, path);
     if (r === 'sym') return k(new Sym(mkRef(root, path.map(valueToTerm))));
+    if (r === 'opaque') return k(new Sym(mkRef(root, path.map(valueToTerm)), `the unknown ${root} as a whole after 'with' replaced part of it`));
     return r === undefined ? false : k(r);
   }
 
@@ -203,7 +204,7 @@ export abstract class PartialExprs {
       return k(new Sym(refAppend(valueToTerm(b), key.t)));
     }
     if (!(key instanceof Sym)) {
-      const g = groundRootPath(b.t);
+      const g = groundRootPath(b.raw);
       if (g) return this.root(g.root, [...g.path, key], k);
     }
     return k(new Sym(refAppend(b.t, toTerm(key))));

@@ -17,7 +17,21 @@ export const LOC: Location = { file: '', row: 0, col: 0, offset: 0 };
 
 /** A value that depends on unknowns, as the term that computes it. */
 export class Sym {
-  constructor(readonly t: Term) {}
+  constructor(
+    private readonly term: Term,
+    /** Set for a document that may only be looked into, never used whole (why, as an error). */
+    readonly opaque?: string,
+  ) {}
+
+  get t(): Term {
+    if (this.opaque !== undefined) throw new PartialUnsupported(this.opaque);
+    return this.term;
+  }
+
+  /** The term even when opaque (for looking further into it). */
+  get raw(): Term {
+    return this.term;
+  }
 }
 
 export type PVal = Value | Sym;

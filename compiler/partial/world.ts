@@ -31,11 +31,22 @@ export class World {
     readonly deps: Deps,
     /** True for the world the query started in (support rules are generated only there). */
     readonly base: boolean,
+    /** Paths inside an unknown document made known by `with` (`with input.role as "admin"`). */
+    readonly overlays: Record<Root, Path[]> = { input: [], data: [] },
   ) {}
 
   /** Whether the document at `root.path` is known: 'sym' when it must stay residual. */
-  resolve(root: Root, path: Path): Value | undefined | 'sym' {
+  resolve(root: Root, path: Path): Value | undefined | 'sym' | 'opaque' {
+    const os = this.overlays[root];
+    if (os.length > 0) {
+      if (os.some((o) => isPrefix(o, path))) return this.doc(root, path);
+      if (os.some((o) => isPrefix(path, o)) && this.unknowns[root].some((u) => isPrefix(u, path))) return 'opaque';
+    }
     for (const u of this.unknowns[root]) if (isPrefix(u, path) || isPrefix(path, u)) return 'sym';
+    return this.doc(root, path);
+  }
+
+  private doc(root: Root, path: Path): Value | undefined {
     const doc = root === 'input' ? this.ctx.input : this.ctx.data;
     return doc === undefined ? undefined : RUNTIME.dig(doc, path as (string | number)[]);
   }
@@ -43,13 +54,12 @@ export class World {
   /** A world under `with` replacements of input or data by known values. */
   withDoc(root: Root, path: string[], value: Value, ctx: EvalContext): World {
     const us = this.unknowns[root];
-    if (us.some((u) => isPrefix(u, path) && u.length < path.length)) {
-      throw new PartialUnsupported(`'with ${root}.${path.join('.')}' inside an unknown document`);
-    }
     const kept = us.filter((u) => !isPrefix(path, u));
     const unknowns = { ...this.unknowns, [root]: kept };
     const deps = kept.length === us.length ? this.deps : new Deps(this.deps.ir, unknowns, this.deps.ndb);
-    return new World(unknowns, ctx, deps, false);
+    const overlays = { ...this.overlays, [root]: this.overlays[root].filter((o) => !isPrefix(path, o)) };
+    if (kept.some((u) => isPrefix(u, path))) overlays[root] = [...overlays[root], path];
+    return new World(unknowns, ctx, deps, false, overlays);
   }
 }
 

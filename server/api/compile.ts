@@ -1,0 +1,137 @@
+// Compile API, classic partial evaluation: POST /v1/compile (OPA's v1CompilePost).
+// The body `{query, input?, unknowns?, options?: {disableInlining?,
+// nondeterministicBuiltins?}}` is decoded as Go does (keys matched without regard
+// to case, gzip allowed); `unknowns` absent means ["input"], `[]` nothing unknown.
+// The query is partially evaluated (compiler/partial) against the engine's policy
+// and data; the reply is `{"result": {"queries": [...], "support": [...]}}` in OPA's
+// AST JSON, each key left out when empty (`{"result": {}}`: never true).
+// Query parameters: pretty, metrics, instrument (timers), explain (an empty
+// trace: partial evaluation records no trace events yet).
+// Errors: body problems and a missing query 400 invalid_parameter; a query that
+// does not parse 400 "error(s) occurred while parsing query"; one that does not
+// compile (unsafe vars, types) 400 "error(s) occurred while compiling module(s)";
+// a bad unknown ref 400; evaluation errors and unsupported constructs 500.
+// Partial evaluation runs on the main thread (see server/README.md).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bodyToJSON, moduleToJSON, parseQuery, partialEval, PartialRefError, PartialUnsupported, RegoError, RegoErrors } from '../../compiler/index.js';
+import { fromJS, type Value } from '../../runtime/index.js';
+import { documentMember, goTypeMismatch, requestDocument, type ParsedDocument } from './body.js';
+import { RequestMetrics, type ServerContext } from './context.js';
+import { ApiError, MSG, badRequest, toApiError } from './errors.js';
+import { stringify } from './json.js';
+import { QueryParams } from './params.js';
+import { sendJSON } from './reply.js';
+
+const DECODE = 'error(s) occurred while decoding request';
+
+interface CompileRequest {
+  query: string;
+  input?: Value;
+  unknowns: string[];
+  disableInlining?: string[];
+  nondeterministicBuiltins: boolean;
+}
+
+/** A member of a decoded object, its key matched as Go's decoder does (exact first, then any case). */
+function member(o: Record<string, unknown>, key: string): string | undefined {
+  if (Object.hasOwn(o, key)) return key;
+  const lower = key.toLowerCase();
+  return Object.keys(o).find((k) => k.toLowerCase() === lower);
+}
+
+function stringList(v: unknown, field: string): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest(`${DECODE}: ${goTypeMismatch(v, `Go struct field ${field} of type []string`)}`);
+  return v as string[];
+}
+
+/** Decode the body as OPA's CompileRequestV1. */
+export function readCompileBody(ctx: ServerContext, req: FastifyRequest): CompileRequest {
+  const doc = requestDocument(req, ctx.limits, DECODE);
+  const js = doc?.js ?? {};
+  if (typeof js !== 'object' || Array.isArray(js) || js === null) throw badRequest(`${DECODE}: ${goTypeMismatch(js, 'Go value of type types.CompileRequestV1')}`);
+  const o = js as Record<string, unknown>;
+  const qk = member(o, 'query');
+  const query = qk === undefined ? undefined : o[qk];
+  if (query !== undefined && query !== null && typeof query !== 'string') throw badRequest(`${DECODE}: ${goTypeMismatch(query, 'Go struct field CompileRequestV1.query of type string')}`);
+  const out: CompileRequest = { query: (query as string | null | undefined) ?? '', unknowns: ['input'], nondeterministicBuiltins: false };
+  const ik = member(o, 'input');
+  if (ik !== undefined && doc) {
+    const input: ParsedDocument | undefined = documentMember(doc, ik);
+    if (input !== undefined && input.js !== null) out.input = input.exact ?? fromJS(input.js as never);
+  }
+  const uk = member(o, 'unknowns');
+  const unknowns = uk === undefined ? undefined : stringList(o[uk], 'CompileRequestV1.unknowns');
+  if (unknowns) out.unknowns = unknowns;
+  const ok = member(o, 'options');
+  const options = ok === undefined ? undefined : o[ok];
+  if (options !== undefined && options !== null) {
+    if (typeof options !== 'object' || Array.isArray(options)) throw badRequest(`${DECODE}: ${goTypeMismatch(options, 'Go struct field CompileRequestV1.options of type struct')}`);
+    const opts = options as Record<string, unknown>;
+    const dk = member(opts, 'disableInlining');
+    const di = dk === undefined ? undefined : stringList(opts[dk], 'CompileRequestV1.options.disableInlining');
+    if (di) out.disableInlining = di;
+    // The Go tag is spelled correctly; the docs' `nondeterminsticBuiltins` is accepted too.
+    const nk = member(opts, 'nondeterministicBuiltins') ?? member(opts, 'nondeterminsticBuiltins');
+    const ndb = nk === undefined ? undefined : opts[nk];
+    if (ndb !== undefined && ndb !== null && typeof ndb !== 'boolean') throw badRequest(`${DECODE}: ${goTypeMismatch(ndb, 'Go struct field CompileRequestV1.options.nondeterministicBuiltins of type bool')}`);
+    out.nondeterministicBuiltins = ndb === true;
+  }
+  return out;
+}
+
+function regoErrors(e: RegoErrors | RegoError): unknown[] {
+  return (e instanceof RegoErrors ? e.errors : [e]).map((x) => x.toJSON());
+}
+
+async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  const metrics = new RequestMetrics();
+  const timers: Record<string, number> = {};
+  metrics.add(timers);
+  const body = readCompileBody(ctx, req);
+  if (body.query.trim() === '') throw badRequest("missing required 'query' value");
+  let t = process.hrtime.bigint();
+  try {
+    parseQuery(body.query, '', { v0Compatible: ctx.engine.v0Compatible });
+  } catch (e) {
+    if (e instanceof RegoErrors || e instanceof RegoError) throw new ApiError(400, 'invalid_parameter', MSG.parseQuery, regoErrors(e));
+    throw e;
+  }
+  timers.timer_rego_query_parse_ns = Number(process.hrtime.bigint() - t);
+  const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
+  t = process.hrtime.bigint();
+  let result;
+  try {
+    result = partialEval(ctx.engine.policy, body.query, {
+      unknowns: body.unknowns,
+      ...(body.input !== undefined ? { input: body.input } : {}),
+      data: ctx.engine.store.root,
+      ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}),
+      nondeterministicBuiltins: body.nondeterministicBuiltins,
+      ...(deadline ? { deadline } : {}),
+    });
+  } catch (e) {
+    if (e instanceof RegoErrors || e instanceof RegoError) throw new ApiError(400, 'invalid_parameter', MSG.compileModules, regoErrors(e));
+    if (e instanceof PartialRefError) throw new ApiError(400, 'invalid_parameter', 'error(s) occurred while parsing unknowns', [{ code: 'rego_parse_error', message: e.message }]);
+    if (e instanceof PartialUnsupported) throw new ApiError(500, 'internal_error', e.message);
+    throw toApiError(e, 'query');
+  }
+  timers.timer_rego_partial_eval_ns = Number(process.hrtime.bigint() - t);
+  const out: Record<string, unknown> = {};
+  if (result.queries.length > 0) out.queries = result.queries.map((q) => bodyToJSON(q));
+  if (result.support.length > 0) out.support = result.support.map((m) => moduleToJSON(m, { comments: false }));
+  const text = stringify(
+    {
+      explanation: params.explain() ? [] : undefined,
+      metrics: params.bool('metrics') || params.bool('instrument') ? metrics.snapshot() : undefined,
+      result: out,
+    },
+    params.bool('pretty'),
+  );
+  return sendJSON(req, reply, 200, text);
+}
+
+export function registerCompileRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/v1/compile', { config: { handler: 'v1/compile' } }, (req, reply) => handle(ctx, req, reply));
+}
