@@ -204,7 +204,7 @@ export class Engine {
   async prepareDocument(body: Uint8Array, maxDepth: number, kind: 'document' | 'patch' = 'document'): Promise<PreparedDocument> {
     if (!(this.evaluator instanceof PoolEvaluator)) return { value: await buildLocal(body, maxDepth), release: collectSoon };
     const pool = this.evaluator;
-    const doc = shareBytes(body);
+    const doc = await shareBytes(body);
     let keys: string[] | undefined;
     let value: Value | undefined;
     try {
@@ -245,7 +245,7 @@ export class Engine {
         if (value === null || typeof value !== 'object') continue;
         const bytes = await writeDocument(value);
         if (bytes.length < LARGE_DOCUMENT_BYTES) continue;
-        const doc = shareBytes(bytes);
+        const doc = await shareBytes(bytes);
         ids.push(doc.id);
         await pool.prepare(doc, Infinity);
         registerDocument(value, doc);

@@ -22,10 +22,17 @@ const members = new WeakMap<object, { doc: SharedDocument; member: number }>();
 /** Placeholder arrays not loaded yet. */
 const lazyArrays = new WeakSet<object>();
 
-/** Copy body bytes into shared memory. */
-export function shareBytes(body: Uint8Array): SharedDocument {
+/** Bytes copied into shared memory per turn of the event loop. */
+const COPY_SLICE = 4 << 20;
+
+/** Copy body bytes into shared memory (a few MB per turn of the event loop). */
+export async function shareBytes(body: Uint8Array): Promise<SharedDocument> {
   const bytes = new SharedArrayBuffer(body.byteLength);
-  new Uint8Array(bytes).set(body);
+  const target = new Uint8Array(bytes);
+  for (let at = 0; at < body.byteLength; at += COPY_SLICE) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    target.set(body.subarray(at, Math.min(body.byteLength, at + COPY_SLICE)), at);
+  }
   return { id: nextId++, bytes, length: body.byteLength };
 }
 
