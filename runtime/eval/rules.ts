@@ -9,7 +9,7 @@ import type { BuiltinDef } from '../builtins/types.js';
 import { BuiltinCallError, callBuiltin } from '../builtins/registry.js';
 import type { EvalContext } from './context.js';
 import { EvalError, type EvalLocation } from './errors.js';
-import { LARGE_ARGUMENT, checkArgumentRoom } from './limits.js';
+import { LARGE_ARGUMENT, checkArgumentRoom, rangeErrorKind } from './limits.js';
 
 /** Call a builtin; its errors become located EvalErrors (stack overflow inside it too). */
 export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: EvalLocation): Value | undefined {
@@ -21,7 +21,11 @@ export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: E
     return callBuiltin(def, vals, c.builtins);
   } catch (err) {
     if (err instanceof BuiltinCallError) throw new EvalError(err.code, err.message, loc);
-    if (err instanceof RangeError) throw new EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
+    if (err instanceof RangeError) {
+      // V8's own size limits (string length, Map size, array length) cancel like the collection cap.
+      if (rangeErrorKind(err) === 'size') throw new EvalError('eval_cancel_error', `caller cancelled query execution: ${name}: ${err.message}`, loc);
+      throw new EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
+    }
     throw err;
   }
 }

@@ -136,3 +136,12 @@ describe('regent run flags', () => {
     await expect(parse(['--worker-heap-mb', '0'])).rejects.toThrow(/--worker-heap-mb/);
   });
 });
+
+describe('V8 size limits inside builtins', () => {
+  it('cancel like the collection cap (a 1 GB concat)', () => {
+    const e = cancelled(() =>
+      evalQuery('t := concat("", [x | numbers.range(1, 100000)[_]; x := "abcdefghij"]); u := concat("", [t | numbers.range(1, 1000)[_]])'),
+    );
+    expect(e.message).toBe('caller cancelled query execution: concat: Invalid string length');
+  });
+});
