@@ -17,6 +17,7 @@ import type { Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { InputError, loadAll, parseInput, readInputFile } from './loader.js';
 import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toOutputErrors, type IO } from './output.js';
+import { partialCommand } from './eval-partial.js';
 
 export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'data', short: 'd', type: 'string', repeatable: true, metavar: 'PATH', description: 'set policy or data file(s) or directories' },
@@ -30,6 +31,8 @@ export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'fail-defined', type: 'boolean', description: 'exit with code 1 if the result is defined' },
   { name: 'explain', type: 'string', choices: ['notes', 'fails', 'full', 'debug'], metavar: 'MODE', description: 'enable query explanations (notes, fails, full, debug)' },
   { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'stop evaluation after this long (e.g. 5s, 500ms)' },
+  { name: 'partial', short: 'p', type: 'boolean', description: 'perform partial evaluation' },
+  { name: 'unknowns', short: 'u', type: 'string', repeatable: true, metavar: 'REF', description: 'set paths to treat as unknown during partial evaluation (default [input])' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
 ];
 
@@ -50,6 +53,9 @@ export interface EvalRequest {
   failDefined: boolean;
   timeoutMs?: number;
   explain?: ExplainMode;
+  /** `--partial` (cli/eval-partial.ts) with its `-u` unknowns. */
+  partial?: boolean;
+  unknowns?: string[];
 }
 
 /** Outcome of an evaluation: rows, or the errors to report. */
@@ -144,6 +150,7 @@ export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
     failDefined: bool(args, 'fail-defined'),
     ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
     ...(str(args, 'explain') !== undefined ? { explain: str(args, 'explain') as ExplainMode } : {}),
+    ...(bool(args, 'partial') ? { partial: true, unknowns: list(args, 'unknowns') } : {}),
   };
 }
 
@@ -161,6 +168,7 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
     io.out(formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS) + '\n');
     return 0;
   }
+  if (req.partial) return partialCommand(req, io);
   const outcome = await evaluate(req, io);
   if (!outcome.ok && outcome.error instanceof InputError) {
     io.err(outcome.error.message + '\n');
