@@ -7,7 +7,7 @@ import { bodyToJSON, compile, moduleToJSON, partialEval, PartialRefError, type P
 import { formatBody, formatModule } from '../../../compiler/ast/print.js';
 import { fromJS } from '../../../runtime/value/index.js';
 
-function pe(src: string, query: string, opts: Partial<PartialEvalOptions> & { input?: unknown; data?: unknown } = {}) {
+function pe(src: string, query: string, opts: Partial<Omit<PartialEvalOptions, 'input' | 'data'>> & { input?: unknown; data?: unknown } = {}) {
   const policy = compile([{ file: 'p.rego', text: src }]);
   const { input, data, ...rest } = opts;
   return partialEval(policy, query, {
