@@ -166,7 +166,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzStats> {
       else {
         const base = seeds.inputs[Math.floor(r() * seeds.inputs.length)]!;
         const m = mutate(base.text, r, texts);
-        input = { ...base, text: m.text };
+        // Now and then parse in the other Rego version (v1 policies as v0 and back).
+        input = { ...base, text: m.text, v0: r() < 0.1 ? !base.v0 : base.v0 };
         ops = m.ops;
       }
       i++;
