@@ -17,9 +17,11 @@ Flags of run:
   -a, --addr ADDR       listen address, HOST:PORT or :PORT (default localhost:8282)
   -d, --data-dir DIR    working directory; SQLite lives at DIR/sqlite.db (default data)
       --log-level LEVEL debug, info, warn or error (default info)
+  -h, --help            show this help
 `;
 
 export interface RunFlags {
+  help?: boolean;
   configs: string[];
   addr: string;
   dataDir: string;
@@ -51,6 +53,10 @@ export function parseRunFlags(argv: string[]): RunFlags | string {
         if ((v = value()) === undefined) return `flag ${name} needs a value`;
         flags.dataDir = v;
         break;
+      case '-h':
+      case '--help':
+        flags.help = true;
+        break;
       case '--log-level':
         if ((v = value()) === undefined) return `flag ${name} needs a value`;
         flags.logLevel = v;
@@ -78,6 +84,10 @@ async function runCommand(argv: string[], io: IO): Promise<number> {
   if (typeof flags === 'string') {
     io.err(`regent control-plane run: ${flags}\n\n${USAGE}`);
     return 2;
+  }
+  if (flags.help) {
+    io.out(USAGE);
+    return 0;
   }
   const addr = parseAddr(flags.addr);
   if (!addr) {

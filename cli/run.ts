@@ -33,6 +33,7 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'max-collection-size', type: 'string', default: '10000000', metavar: 'N', description: 'most members of any collection an evaluation builds (comprehensions, query results, objects, sets); 0: no cap' },
   { name: 'worker-heap-mb', type: 'string', default: '2048', metavar: 'MB', description: 'heap limit of each evaluation worker; a worker that exceeds it is replaced' },
   { name: 'log-level', short: 'l', type: 'string', choices: ['debug', 'info', 'warn', 'error'], metavar: 'LEVEL', description: 'set log level (default: no request logs)' },
+  { name: 'disable-telemetry', type: 'boolean', description: 'accepted for OPA compatibility; regent sends no telemetry' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for run' },
 ];
 

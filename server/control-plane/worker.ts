@@ -34,6 +34,26 @@ export interface WorkerOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** Git sync outcomes (metrics). */
   gitSync?: GitSyncObserver;
+  /**
+   * Builder warnings (source manifest roots/revision), written raw as the
+   * reference's builder writes them to stderr. Default: process.stderr.
+   */
+  stderr?: (text: string) => void;
+}
+
+/** The reference's log message for a failed phase. */
+function failureMessage(bundle: string, phase: Phase, error: string): string {
+  const b = JSON.stringify(bundle);
+  switch (phase) {
+    case 'SYNC':
+      return `failed to synchronize bundle ${b}: ${error}`;
+    case 'TRANSFORM':
+      return `failed to evaluate source for bundle ${b}: ${error}`;
+    case 'PUSH':
+      return `failed to upload bundle ${b}: ${error}`;
+    default:
+      return `failed to build a bundle ${b}: ${error}`;
+  }
 }
 
 export interface BuildOutcome extends StatusRecord {
@@ -53,6 +73,8 @@ interface Synced {
 
 export class BundleWorker {
   private objectStore?: { key: string; store: ObjectStore | undefined };
+  /** What the last successful build produced, so an unchanged rebuild logs at debug only. */
+  private lastBuilt?: string;
 
   constructor(
     readonly name: string,
@@ -71,8 +93,15 @@ export class BundleWorker {
     const finish = async (status: string, error: string, extra: Partial<BuildOutcome> = {}): Promise<BuildOutcome> => {
       const record: StatusRecord = { bundle_name: this.name, revision, phase, status, error_message: error, created_at: new Date().toISOString() };
       await store.addStatus(record);
-      const level = status === 'SUCCESS' ? 'info' : 'error';
-      this.opts.log?.(level, status === 'SUCCESS' ? 'bundle built' : `failed to build a bundle "${this.name}"`, { bundle: this.name, phase, status, error, revision });
+      if (status === 'SUCCESS') {
+        // A quiet timer: "bundle built" at info only when the bundle changed.
+        const built = `${revision}\0${extra.bytes ? sha256Hex(extra.bytes) : ''}`;
+        const changed = built !== this.lastBuilt;
+        this.lastBuilt = built;
+        this.opts.log?.(changed ? 'info' : 'debug', changed ? 'bundle built' : 'bundle built, not modified', { bundle: this.name, phase, status, revision });
+      } else {
+        this.opts.log?.('warn', failureMessage(this.name, phase, error), { bundle: this.name, phase, status, revision });
+      }
       return { ...record, uploaded: false, durationMs: Date.now() - started, warnings, ...extra };
     };
     try {
@@ -95,6 +124,8 @@ export class BundleWorker {
       const root: SourceContent = { name: plan.root.name, requirements: plan.root.requirements, parts: [] };
       const assembled = assemble(root, new Map(synced.map((s) => [s.def.name, s.content])), def.excluded_files ?? []);
       warnings.push(...assembled.warnings);
+      const stderr = this.opts.stderr ?? ((t: string) => void process.stderr.write(t));
+      for (const w of assembled.warnings) stderr(w + '\n');
       const meta = Object.fromEntries(synced.map((s) => [s.def.name, s.meta]));
       revision = assembled.manifestRevision ?? resolveRevision(def.revision, { bundle: { hash: hashTree(assembled.files) }, sources: meta });
       const built = await buildBundle(assembled, revision);
@@ -143,7 +174,7 @@ export class BundleWorker {
       meta.http = ds.hashes.http;
     }
     if (def.git?.repo) {
-      const g = await syncGit(def, pin, secrets, { cacheDir: this.opts.dataDir, timeoutMs: this.opts.timeoutMs, observer: this.opts.gitSync });
+      const g = await syncGit(def, pin, secrets, { cacheDir: this.opts.dataDir, cwd: this.opts.cwd, timeoutMs: this.opts.timeoutMs, observer: this.opts.gitSync });
       parts.push(g.tree);
       meta.git = { commit: g.commit };
     }

@@ -128,14 +128,14 @@ describe('failures', () => {
     expect(store.statusOf('c').at(-1)?.error_message).toBe(out.error_message);
   });
 
-  it('a compile error surfaces in the status record with file:row:col', async () => {
+  it('a parse error surfaces in the status record as OPA prints it', async () => {
     const store = new FakeStore({ sources: [src('broken', 'broken'), src('unsafe', 'unsafe')], bundles: [{ name: 'p', requirements: [{ source: 'broken' }] }, { name: 'u', requirements: [{ source: 'unsafe' }] }] });
     await buildOnce(store, 'p', dir);
     const rec = store.statusOf('p').at(-1)!;
     expect(rec).toMatchObject({ bundle_name: 'p', phase: 'BUILD', status: 'BUILD_FAILED' });
-    expect(rec.error_message).toBe('source broken find roots: /broken/bad.rego:6:1: rego_parse_error: unexpected } token');
+    expect(rec.error_message).toBe('source broken find roots: 1 error occurred: bad.rego:6: rego_parse_error: unexpected } token');
     await buildOnce(store, 'u', dir);
-    expect(store.statusOf('u').at(-1)!.error_message).toBe('build: /unsafe/bad.rego:5:3: rego_unsafe_var_error: var y is unsafe');
+    expect(store.statusOf('u').at(-1)!.error_message).toBe('build: 1 error occurred: /unsafe/bad.rego:5: rego_unsafe_var_error: var y is unsafe');
   });
 
   it('requirement cycles and missing sources are build failures', async () => {
@@ -174,8 +174,10 @@ describe('content', () => {
     expect(await buildOnce(store, 'badlib', dir)).toMatchObject({ status: 'USER_ERROR', phase: 'SYNC', error_message: 'source "bad": directory does not exist' });
   });
 
-  it('revision defaults to the content hash and can be a Rego expression', async () => {
+  it('revision defaults to "" (as the reference); input.bundle.hash and other Rego expressions opt in', async () => {
     const store = new FakeStore({ sources: [src('shared', 'shared'), { name: 'pushed' }], bundles: [{ name: 'r', requirements: [{ source: 'shared' }, { source: 'pushed' }] }] });
+    expect((await buildOnce(store, 'r', dir)).revision).toBe('');
+    store.bundles.set('r', { ...store.bundles.get('r')!, revision: 'input.bundle.hash' });
     const first = await buildOnce(store, 'r', dir);
     expect(first.revision).toMatch(/^[0-9a-f]{64}$/);
     expect((await buildOnce(store, 'r', dir)).revision).toBe(first.revision);

@@ -60,7 +60,7 @@ afterEach(() => {
 });
 
 function store(objectStorage: object, secrets: Record<string, object>) {
-  const s = new FakeStore({ sources: [{ name: 'pushed' }], bundles: [{ name: 'o', requirements: [{ source: 'pushed' }], object_storage: objectStorage as never }], secrets: secrets as never });
+  const s = new FakeStore({ sources: [{ name: 'pushed' }], bundles: [{ name: 'o', requirements: [{ source: 'pushed' }], object_storage: objectStorage as never, revision: 'input.bundle.hash' }], secrets: secrets as never });
   s.putData('pushed', 'cfg', { v: 1 });
   return s;
 }
@@ -178,25 +178,25 @@ describe('gcs (fake JSON API)', () => {
         'sources:',
         `  rules: {directory: ${join(dir, 'cli/rules')}, paths: ["**/*.rego"]}`,
         'bundles:',
-        `  app: {requirements: [{source: rules}], object_storage: {gcp: {project: ${PROJECT}, bucket: bundles, object: cli/app.tar.gz, credentials: gcs}}}`,
+        `  app: {revision: input.bundle.hash, requirements: [{source: rules}], object_storage: {gcp: {project: ${PROJECT}, bucket: bundles, object: cli/app.tar.gz, credentials: gcs}}}`,
       ].join('\n'),
     });
     const run = async () => {
       const err: string[] = [];
-      const code = await controlPlaneBuildCommand(['-c', join(dir, 'cli/gcs.yaml'), '--data-dir', join(dir, 'cli/data')], { out: () => {}, err: (s) => void err.push(s) });
+      const code = await controlPlaneBuildCommand(['-c', join(dir, 'cli/gcs.yaml'), '--data-dir', join(dir, 'cli/data'), '--non-interactive', '--log-level', 'debug'], { out: () => {}, err: (s) => void err.push(s) });
       return { code, text: err.join('') };
     };
     const first = await run();
     expect(first.code).toBe(0);
-    expect(first.text).toMatch(/app: SUCCESS: pushed, revision [0-9a-f]{64}/);
+    expect(JSON.parse(first.text)).toMatchObject({ level: 'DEBUG', msg: 'bundle built' });
     const obj = gcs.objects.get('bundles/cli/app.tar.gz')!;
     expect(obj.metadata?.sha256).toBe(sha256(obj.bytes));
-    expect(first.text).toContain(`revision ${obj.metadata?.revision}`);
+    expect(obj.metadata?.revision).toMatch(/^[0-9a-f]{64}$/);
     expect((await readBack(obj.bytes)).modules).toEqual({ '/rules/rules.rego': 'package rules\nimport rego.v1\nallow if input.ok\n' });
 
     const second = await run();
     expect(second.code).toBe(0);
-    expect(second.text).toContain('app: SUCCESS: unchanged, not pushed');
+    expect(JSON.parse(second.text)).toMatchObject({ level: 'DEBUG', msg: 'bundle built' });
     expect(gcs.objects.get('bundles/cli/app.tar.gz')!.generation).toBe(obj.generation);
   });
 });

@@ -64,7 +64,7 @@ afterAll(async () => {
 });
 
 function store(objectStorage: object, secrets: Record<string, object>) {
-  const s = new FakeStore({ sources: [{ name: 'pushed' }], bundles: [{ name: 'o', requirements: [{ source: 'pushed' }], object_storage: objectStorage as never }], secrets: secrets as never });
+  const s = new FakeStore({ sources: [{ name: 'pushed' }], bundles: [{ name: 'o', requirements: [{ source: 'pushed' }], object_storage: objectStorage as never, revision: 'input.bundle.hash' }], secrets: secrets as never });
   s.putData('pushed', 'cfg', { v: 1 });
   return s;
 }

@@ -54,7 +54,7 @@ export function apiSuite(backend: Backend): void {
       expect((await s.req('GET', '/v1/bundles/b-crud')).json.result).toEqual({ name: 'b-crud', labels: { team: 'b' } });
       const list = await s.req('GET', '/v1/bundles');
       expect(list.json.result.map((b: { name: string }) => b.name)).toEqual(['cfg-bundle', 'b-crud']);
-      expect(list.json.next_cursor).toBeNull();
+      expect(list.json.next_cursor).toBeUndefined();
       expect((await s.req('DELETE', '/v1/bundles/b-crud')).json).toEqual({});
       const gone = await s.req('GET', '/v1/bundles/b-crud');
       expect(gone.status).toBe(404);
@@ -71,7 +71,7 @@ export function apiSuite(backend: Backend): void {
       expect((await s.req('GET', '/v1/stacks/st-crud')).json.result).toEqual({ name: 'st-crud', ...stack });
       expect((await s.req('PUT', '/v1/secrets/sec-crud', { body: { value: { type: 'token_auth', token: 't0p' } } })).status).toBe(200);
       expect((await s.req('GET', '/v1/secrets/sec-crud')).json).toEqual({ result: 'sec-crud' });
-      expect((await s.req('GET', '/v1/secrets')).json).toEqual({ result: ['cfg-secret', 'sec-crud'], next_cursor: null });
+      expect((await s.req('GET', '/v1/secrets')).json).toEqual({ result: ['cfg-secret', 'sec-crud'] });
       expect(await s.store.getSecretValue('sec-crud')).toEqual({ type: 'token_auth', token: 't0p' });
       for (const p of ['/v1/stacks/st-crud', '/v1/sources/s-crud', '/v1/secrets/sec-crud']) {
         expect((await s.req('DELETE', p)).status).toBe(200);
@@ -163,7 +163,7 @@ export function apiSuite(backend: Backend): void {
       expect(seen).toEqual(['cfg-stack', ...Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, '0')}`)]);
       const exact = await s.req('GET', '/v1/stacks?limit=26');
       expect(exact.json.result).toHaveLength(26);
-      expect(exact.json.next_cursor).toBeNull();
+      expect(exact.json.next_cursor).toBeUndefined();
       const bad = await s.req('GET', '/v1/stacks?cursor=not-a-cursor!');
       expect(bad.status).toBe(400);
       expect(bad.json.code).toBe('invalid_parameter');
@@ -178,7 +178,7 @@ export function apiSuite(backend: Backend): void {
         expect(typeof r.json.next_cursor).toBe('string');
         const rest = await s.req('GET', `/v1/secrets?cursor=${r.json.next_cursor}`);
         expect(rest.json.result).toHaveLength(6);
-        expect(rest.json.next_cursor).toBeNull();
+        expect(rest.json.next_cursor).toBeUndefined();
       }
       for (let i = 0; i < 105; i++) await s.req('DELETE', `/v1/secrets/many${i}`);
     });
@@ -190,7 +190,7 @@ export function apiSuite(backend: Backend): void {
       }
       const compact = await s.req('GET', '/v1/bundles/cfg-bundle?pretty=false');
       expect(compact.text.startsWith('{"result":{"name":"cfg-bundle"')).toBe(true);
-      expect((await s.req('GET', '/v1/secrets?pretty')).text).toContain('\n  "next_cursor": null\n');
+      expect((await s.req('GET', '/v1/secrets?pretty')).text).toBe('{\n  "result": [\n    "cfg-secret"\n  ]\n}\n');
     });
 
     it('refuses to delete sources and secrets that are in use (409 conflict)', async () => {

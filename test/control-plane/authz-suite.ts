@@ -85,9 +85,9 @@ export function authzSuite(backend: Backend): void {
       // Lists and reads show only the owner's definitions.
       expect((await s.req('GET', '/v1/bundles', { key: o1 })).json.result.map((b: { name: string }) => b.name)).toEqual(['o1-b']);
       expect((await s.req('GET', '/v1/secrets', { key: o1 })).json.result).toEqual(['o1-sec']);
-      expect((await s.req('GET', '/v1/stacks', { key: o1 })).json.result).toEqual([]);
+      expect((await s.req('GET', '/v1/stacks', { key: o1 })).json).toEqual({ result: null });
       expect((await s.req('GET', '/v1/bundles/cfg-bundle', { key: o1 })).status).toBe(404);
-      expect((await s.req('GET', '/v1/bundles', { key: o2 })).json.result).toEqual([]);
+      expect((await s.req('GET', '/v1/bundles', { key: o2 })).json).toEqual({});
       expect((await s.req('GET', '/v1/bundles/o1-b', { key: o2 })).status).toBe(404);
       expect((await s.req('GET', '/v1/secrets/o1-sec', { key: o2 })).status).toBe(404);
       // Another owner can neither replace nor delete, and learns nothing from deletes.
@@ -124,7 +124,7 @@ export function authzSuite(backend: Backend): void {
       await forbidden(so, 'PUT', '/v1/stacks/cfg-stack', { selector: {} });
       await forbidden(so, 'DELETE', '/v1/stacks/cfg-stack');
       await forbidden(KEYS.owner1, 'DELETE', '/v1/stacks/so-stack');
-      expect((await s.req('GET', '/v1/bundles', { key: so })).json.result).toEqual([]);
+      expect((await s.req('GET', '/v1/bundles', { key: so })).json).toEqual({});
       expect((await s.req('DELETE', '/v1/stacks/so-stack', { key: so })).status).toBe(200);
     });
 

@@ -11,6 +11,7 @@ import type { RequirementX } from './deps.js';
 import { bytesText, escapeName, filterTree, type FileTree } from './files.js';
 import { mountData, mountRego, mountRoot, toMount, type Mount } from './mounts.js';
 import { RefSet, RootClaims, treeRoots } from './roots.js';
+import { goList } from './gotext.js';
 
 /** A source's synchronized content: one tree per part (builtin, data, datasources, git). */
 export interface SourceContent {
@@ -42,7 +43,9 @@ interface Item {
 
 export function assemble(root: SourceContent, sources: Map<string, SourceContent>, excluded: string[] = []): Assembled {
   const queue: Item[] = [{ src: root, mounts: [] }];
-  const seen = new Set<string>([itemKey(queue[0]!)]);
+  // The root is not recorded as processed: a source named like its bundle is
+  // still queued (the reference's alreadyProcessed starts empty).
+  const seen = new Set<string>();
   const claims = new RootClaims();
   const dirs = new Map<string, FileTree[]>();
   const manifests: SourceManifest[] = [];
@@ -59,12 +62,12 @@ export function assemble(root: SourceContent, sources: Map<string, SourceContent
       const v0 = manifest?.rego_version !== 1;
       if (!v0) regoVersion = 1;
       if (mounts.length > 0) {
-        tree = new Map([...mountData(tree, mounts), ...wrap(src.name, 'rego', () => mountRego(tree, mounts, v0, `/${escapeName(src.name)}/`))]);
+        tree = new Map([...mountData(tree, mounts), ...wrap(src.name, 'rego', () => mountRego(tree, mounts, v0))]);
       }
       if (tree.size === 0) continue;
       const dir = escapeName(src.name);
       dirs.set(dir, [...(dirs.get(dir) ?? []), tree]);
-      for (const r of wrap(src.name, 'find roots', () => treeRoots(tree, v0, `/${escapeName(src.name)}/`))) newRoots.add(r);
+      for (const r of wrap(src.name, 'find roots', () => treeRoots(tree, v0))) newRoots.add(r);
     }
     const hasSourceReqs = src.requirements.some((r) => r.source);
     if (newRoots.refs.length === 0 && mounts.length > 0 && !hasSourceReqs) empties.push({ src, mounts });
@@ -93,11 +96,14 @@ export function assemble(root: SourceContent, sources: Map<string, SourceContent
   const withRoots = manifests.find((m) => Array.isArray(m.roots));
   if (withRoots) {
     if ([...withRoots.roots!].sort().join('\n') !== [...roots].sort().join('\n')) {
-      warnings.push(`source manifest roots ${JSON.stringify(withRoots.roots)} differ from computed roots ${JSON.stringify(roots)}; using manifest roots`);
+      warnings.push(`builder: source manifest roots ${goList(withRoots.roots!)} differ from computed roots ${goList(roots)}; using manifest roots`);
     }
     roots = withRoots.roots!;
   }
   const manifestRevision = manifests.find((m) => typeof m.revision === 'string' && m.revision !== '')?.revision;
+  if (manifestRevision !== undefined) {
+    warnings.push(`builder: source manifest revision ${JSON.stringify(manifestRevision)} overrides WithRevisionFunc result; using manifest revision`);
+  }
   return { files: layout(dirs), roots, regoVersion, manifestRevision, warnings };
 }
 

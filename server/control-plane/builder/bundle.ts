@@ -1,14 +1,25 @@
 // From assembled files to a bundle: every `.rego` file is compiled together with
-// our compiler (errors fail the build as `build: file:row:col: code: message`),
-// every data file (`.json`, `.yaml`, `.yml`) is merged into the base document at
-// its directory, the manifest gets revision, roots and rego_version, and the
-// bundle is written as a deterministic tar.gz (runtime/bundles writeBundle).
+// our compiler (errors fail the build as `build: N error(s) occurred: …`, OPA's
+// text), every data file (`.json`, `.yaml`, `.yml`) is merged into the base
+// document at its directory, the manifest gets revision, roots and rego_version,
+// and the bundle is written as a deterministic tar.gz in the layout of OPA's
+// bundle writer: `/data.json` and `/.manifest` are Go json.Encoder output (sorted
+// keys, HTML escaping, a trailing newline), modules sorted by path in between.
 import { load as loadYAML } from 'js-yaml';
 import { compile, RegoErrors } from '../../../compiler/index.js';
-import { fromJS, writeBundle, type Bundle } from '../../../runtime/index.js';
+import { promisify } from 'node:util';
+import { gzip as gzipCb } from 'node:zlib';
+import { fromJS, type Bundle } from '../../../runtime/index.js';
+import { tarEntries } from '../../../runtime/bundles/write.js';
 import type { Assembled } from './assemble.js';
 import { BuildError, messageOf } from './errors.js';
 import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
+import { formatRegoErrors, goJSON } from './gotext.js';
+import { v1Hint } from './rego-version.js';
+
+export { formatRegoErrors };
+
+const gzip = promisify(gzipCb);
 
 export interface BuiltBundle {
   bundle: Bundle;
@@ -23,7 +34,7 @@ export async function buildBundle(a: Assembled, revision: string): Promise<Built
   try {
     compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: a.regoVersion === 0 });
   } catch (e) {
-    if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}`);
+    if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}${v1Hint(e, modules, a.regoVersion)}`);
     throw new BuildError(`build: ${messageOf(e)}`);
   }
   // The first path segment is the source directory, not part of the data path.
@@ -33,17 +44,13 @@ export async function buildBundle(a: Assembled, revision: string): Promise<Built
     modules,
     data: fromJS(data),
   };
-  return { bundle, bytes: await writeBundle(bundle) };
-}
-
-/** `file:row:col: code: message` per error, one per line. */
-export function formatRegoErrors(e: RegoErrors): string {
-  return e.errors
-    .map((x) => {
-      const l = x.location;
-      return `${l ? `${l.file}:${l.row}:${l.col}: ` : ''}${x.code}: ${x.message}`;
-    })
-    .join('\n');
+  const manifest = `{"revision":${goJSON(revision)},"roots":${goJSON(a.roots)},"rego_version":${a.regoVersion}}\n`;
+  const entries = [
+    { path: '/data.json', bytes: Buffer.from(goJSON(data) + '\n') },
+    ...modules.map((m) => ({ path: m.path, bytes: Buffer.from(m.text) })),
+    { path: '/.manifest', bytes: Buffer.from(manifest) },
+  ];
+  return { bundle, bytes: await gzip(await tarEntries(entries), { level: 9 }) };
 }
 
 /** Merge every data file into one document, each at its directory (`rel` maps a file to its data-relative path). */

@@ -2,12 +2,17 @@
 // For Rego, modules whose package is outside `path` are dropped; the rest have
 // their package and every `data.<path>…` reference (imports, heads, bodies,
 // comprehensions, `with` targets) rewritten to `data.<prefix>…`, then are
-// re-rendered with the canonical printer (OPA's refactor.Move + format.Ast).
+// re-rendered with OPA's formatter as the reference does (refactor.Move +
+// format.Ast): compiler/ast/fmt-module.ts, in the module's Rego version, with the
+// original text for comments and one-line rules (`allow := true`, `p if x` stay
+// one line; a file already formatted by `opa fmt` keeps its bytes but for the
+// rewritten refs).
 // For data files, the directory `path` is selected and moved under `prefix`;
 // data outside `path` is discarded. Mounts of a chain apply in order.
-import { formatModule, mapBody, mapTerm, parseModule, parseTerm, RegoErrors, type Module, type Rule, type Term } from '../../../compiler/index.js';
-import { formatRegoErrors } from './bundle.js';
+import { mapBody, mapTerm, parseTerm, type Module, type Rule, type Term } from '../../../compiler/index.js';
+import { formatModuleSource } from '../../../compiler/ast/fmt-module.js';
 import { BuildError } from './errors.js';
+import { parseForBundle } from './rego-version.js';
 import { bytesText, hasDir, isRegoFile, mountTree, subTree, textBytes, type FileTree } from './files.js';
 
 /** A mount with both refs as path segments below `data` ([] = the whole tree). */
@@ -64,13 +69,11 @@ export function packageSegments(m: Module): string[] {
 /** Apply a mount chain to the Rego files of a tree; returns re-rendered modules. */
 export function mountRego(tree: FileTree, mounts: Mount[], v0: boolean, label = ''): FileTree {
   let modules = new Map<string, Module>();
+  const texts = new Map<string, string>();
   for (const [p, b] of tree) {
     if (!isRegoFile(p)) continue;
-    try {
-      modules.set(p, parseModule(bytesText(b), label + p, { v0Compatible: v0 }));
-    } catch (e) {
-      throw new BuildError(e instanceof RegoErrors ? formatRegoErrors(e) : `${label}${p}: ${(e as Error).message}`);
-    }
+    texts.set(p, bytesText(b));
+    modules.set(p, parseForBundle(texts.get(p)!, label + p, v0));
   }
   for (const m of mounts) {
     const next = new Map<string, Module>();
@@ -80,7 +83,12 @@ export function mountRego(tree: FileTree, mounts: Mount[], v0: boolean, label = 
     modules = next;
   }
   const out: FileTree = new Map();
-  for (const [p, mod] of modules) out.set(p, textBytes(formatModule(v0 ? withRegoV1Import(mod) : mod)));
+  for (const [p, mod] of modules) {
+    // OPA's formatter prints a v0 module that imports rego.v1 in v1 style (`allow := true`).
+    const mode = !v0 ? 'v1' : importsRegoV1(mod) ? 'v0-v1' : 'v0';
+    const text = formatModuleSource(mod, texts.get(p)!, { mode });
+    out.set(p, textBytes(text.endsWith('\n') ? text : text + '\n'));
+  }
   return out;
 }
 
@@ -156,14 +164,7 @@ function moveRule(r: Rule, fn: (t: Term) => Term | undefined): Rule {
   };
 }
 
-/** v0 modules are printed in v1 syntax; `import rego.v1` keeps them valid as v0. */
-function withRegoV1Import(mod: Module): Module {
-  const has = mod.imports.some((i) => i.path.kind === 'ref' && i.path.head.kind === 'var' && i.path.head.name === 'rego');
-  if (has) return mod;
-  const loc = mod.package.loc;
-  const v = (name: string): Term => ({ kind: 'var', name, loc });
-  const path: Term = { kind: 'ref', head: v('rego'), path: [{ kind: 'string', value: 'v1', loc }], loc };
-  // `rego.v1` implies `future.keywords`; OPA rejects the two together.
-  const kept = mod.imports.filter((i) => !(i.path.kind === 'ref' && i.path.head.kind === 'var' && i.path.head.name === 'future'));
-  return { ...mod, imports: [...kept, { kind: 'import', path: path as Extract<Term, { kind: 'ref' }>, loc }] };
+function importsRegoV1(mod: Module): boolean {
+  return mod.imports.some((i) => i.path.kind === 'ref' && i.path.head.kind === 'var' && i.path.head.name === 'rego' &&
+    i.path.path.length === 1 && i.path.path[0]!.kind === 'string' && i.path.path[0]!.value === 'v1');
 }

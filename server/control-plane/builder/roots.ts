@@ -3,9 +3,8 @@
 // are kept minimal (a root under another collapses into the shorter one). Across
 // sources, a root that overlaps (is a prefix of, or is prefixed by) a root claimed
 // by an earlier source is a PackageConflictError naming both sources.
-import { parseModule, RegoErrors } from '../../../compiler/index.js';
-import { formatRegoErrors } from './bundle.js';
-import { BuildError, PackageConflictError } from './errors.js';
+import { PackageConflictError } from './errors.js';
+import { parseForBundle } from './rego-version.js';
 import { bytesText, dirOf, isDataFile, isRegoFile, type FileTree } from './files.js';
 import { hasPrefix, packageSegments, refText } from './mounts.js';
 
@@ -26,11 +25,7 @@ export function treeRoots(tree: FileTree, v0: boolean, label = ''): string[][] {
   const files = [...tree.keys()].sort();
   for (const p of files) {
     if (!isRegoFile(p)) continue;
-    try {
-      set.add(packageSegments(parseModule(bytesText(tree.get(p)!), label + p, { v0Compatible: v0 })));
-    } catch (e) {
-      throw new BuildError(e instanceof RegoErrors ? formatRegoErrors(e) : `${label}${p}: ${(e as Error).message}`);
-    }
+    set.add(packageSegments(parseForBundle(bytesText(tree.get(p)!), label + p, v0)));
   }
   for (const p of files) {
     if (!isDataFile(p)) continue;

@@ -89,12 +89,18 @@ export function listOptions(req: FastifyRequest, owner: string | undefined): Lis
   return opts;
 }
 
-/** The list envelope `{result, next_cursor}`. */
-export function listBody<T, U>(page: Page<T>, map: (t: T) => U): { result: U[]; next_cursor: string | null } {
-  return {
-    result: page.items.map(map),
-    next_cursor: page.nextAfter !== undefined ? encodeCursor(page.nextAfter) : null,
-  };
+/**
+ * The list envelope, as the reference's Go structs marshal it: `result` and
+ * `next_cursor` are omitted when empty, so an empty bundle or source list is
+ * `{}`; stacks and secrets have no omitempty on `result` (`emptyResult: null`),
+ * so theirs is `{"result":null}`. `next_cursor` is present only when more rows exist.
+ */
+export function listBody<T, U>(page: Page<T>, map: (t: T) => U, emptyResult?: null): { result?: U[] | null; next_cursor?: string } {
+  const body: { result?: U[] | null; next_cursor?: string } = {};
+  if (page.items.length > 0) body.result = page.items.map(map);
+  else if (emptyResult === null) body.result = null;
+  if (page.nextAfter !== undefined) body.next_cursor = encodeCursor(page.nextAfter);
+  return body;
 }
 
 export const STATUS_LIMIT_MAX = 10;

@@ -33,7 +33,7 @@ export function registerDefinitionRoutes<K extends DefKind>(
   app.get(`/v1/${plural}`, async (req, reply) => {
     const p = principalOf(req);
     const page = await ctx.store.list(kind, listOptions(req, visibilityOf(p, kind)));
-    return sendJSON(req, reply, listBody(page, (d) => d));
+    return sendJSON(req, reply, listBody(page, (d) => d, kind === 'stack' ? null : undefined));
   });
 
   app.get(one, async (req, reply) => {

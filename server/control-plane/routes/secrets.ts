@@ -12,7 +12,7 @@ export function registerSecretRoutes(app: FastifyInstance, ctx: RouteContext): v
   app.get('/v1/secrets', async (req, reply) => {
     const p = principalOf(req);
     const page = await ctx.store.list('secret', listOptions(req, visibilityOf(p, 'secret')));
-    return sendJSON(req, reply, listBody(page, (s) => s.name));
+    return sendJSON(req, reply, listBody(page, (s) => s.name, null));
   });
 
   app.get('/v1/secrets/:secret', async (req, reply) => {

@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { GitOrigin, SourceDef } from '../contract.js';
 import { SyncError, messageOf } from '../builder/errors.js';
 import { filterTree, subTree, type FileTree } from '../builder/files.js';
@@ -25,6 +25,8 @@ import { GITHUB_APP_GIT_USER, githubAppToken } from './github-app.js';
 export interface GitOptions {
   /** Directory holding the bare mirrors (`<cacheDir>/git/<hash>.git`). */
   cacheDir: string;
+  /** Base of relative local repository URLs (`./repo/`); default: the process working directory. */
+  cwd?: string;
   timeoutMs?: number;
   /** Told about each sync (metrics): failures, and successes that fetched. */
   observer?: GitSyncObserver;
@@ -81,7 +83,8 @@ async function syncGitOnce(def: SourceDef, pin: string | undefined, secrets: Sec
   const where = `source "${def.name}": git synchronizer: ${git.repo}`;
   const commitWanted = pin || git.commit;
   if (!git.reference && !commitWanted) throw new SyncError(`${where}: either reference or commit must be set in git configuration`, true);
-  const dir = join(opts.cacheDir, 'git', createHash('sha256').update(git.repo).digest('hex').slice(0, 24) + '.git');
+  const remote = remoteURL(git.repo, opts.cwd);
+  const dir = join(opts.cacheDir, 'git', createHash('sha256').update(remote).digest('hex').slice(0, 24) + '.git');
   let genv: GitEnv | undefined;
   try {
     const env = (genv = await gitEnv(git, secrets, opts)).env;
@@ -94,9 +97,9 @@ async function syncGitOnce(def: SourceDef, pin: string | undefined, secrets: Sec
       const has = async (rev: string): Promise<boolean> => run(['cat-file', '-e', `${rev}^{commit}`]).then(() => true, () => false);
       if (!commitWanted || !(await has(commitWanted))) {
         state.fetched = true;
-        await run(['fetch', '--force', '--prune', '--no-tags', '-q', '--', git.repo, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*']);
+        await run(['fetch', '--force', '--prune', '--no-tags', '-q', '--', remote, '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*']);
         if (commitWanted && !(await has(commitWanted)) && /^[0-9a-f]{40}$/i.test(commitWanted)) {
-          await run(['fetch', '-q', '--', git.repo, commitWanted]).catch(() => undefined);
+          await run(['fetch', '-q', '--', remote, commitWanted]).catch(() => undefined);
         }
       }
       const commit = await resolveCommit(run, git, commitWanted);
@@ -114,6 +117,18 @@ async function syncGitOnce(def: SourceDef, pin: string | undefined, secrets: Sec
   } finally {
     await genv?.cleanup();
   }
+}
+
+/**
+ * A local repository given as a relative path (`./repo/`, `../x`, `repo`) is
+ * resolved from the working directory of the build/run process, as go-git does;
+ * git itself would resolve it from the mirror it runs in. URLs (`scheme://`,
+ * scp-like `user@host:path`) and absolute paths are passed through.
+ */
+export function remoteURL(repo: string, cwd = process.cwd()): string {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(repo) || isAbsolute(repo)) return repo;
+  if (/^[^/]+:/.test(repo) && !repo.startsWith('.')) return repo; // scp-like ssh
+  return resolve(cwd, repo);
 }
 
 async function resolveCommit(run: (a: string[]) => Promise<Buffer>, git: GitOrigin, commit: string | undefined): Promise<string> {
