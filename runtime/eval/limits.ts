@@ -19,6 +19,12 @@ export interface EvalLimits {
   maxCollectionSize: number;
   /** Cancel an evaluation when the used heap passes this share of the thread's heap limit; 0: never. */
   heapFraction: number;
+  /**
+   * The thread's old-generation limit in MB when it was set (worker resourceLimits):
+   * the ceiling is a share of it, since V8's total limit adds the young generation.
+   * 0: V8's total heap limit.
+   */
+  heapLimitMb: number;
 }
 
 /**
@@ -28,19 +34,22 @@ export interface EvalLimits {
 export const limits: EvalLimits = {
   maxCollectionSize: DEFAULT_MAX_COLLECTION_SIZE,
   heapFraction: DEFAULT_HEAP_FRACTION,
+  heapLimitMb: 0,
 };
 
 let heapCeiling = computeCeiling();
 
 function computeCeiling(): number {
   if (!(limits.heapFraction > 0)) return Infinity;
-  return getHeapStatistics().heap_size_limit * limits.heapFraction;
+  const limit = limits.heapLimitMb > 0 ? limits.heapLimitMb * 2 ** 20 : getHeapStatistics().heap_size_limit;
+  return limit * limits.heapFraction;
 }
 
 /** Change the limits of this thread (values left out keep their current setting). */
 export function setEvalLimits(next: Partial<EvalLimits>): void {
   if (next.maxCollectionSize !== undefined) limits.maxCollectionSize = next.maxCollectionSize > 0 ? next.maxCollectionSize : Infinity;
   if (next.heapFraction !== undefined) limits.heapFraction = next.heapFraction;
+  if (next.heapLimitMb !== undefined) limits.heapLimitMb = next.heapLimitMb;
   heapCeiling = computeCeiling();
 }
 
@@ -73,6 +82,11 @@ export function checkHeap(): void {
     const mb = Math.round(heapCeiling / 2 ** 20);
     throw new LimitError('heap', `memory limit exceeded (heap above ${mb} MB, ${Math.round(limits.heapFraction * 100)}% of the heap limit; --worker-heap-mb)`);
   }
+}
+
+/** True when the used heap is above the ceiling (large document builders check it between runs). */
+export function heapAboveCeiling(): boolean {
+  return heapCeiling !== Infinity && getHeapStatistics().used_heap_size > heapCeiling;
 }
 
 /** Strings from this length on are checked before a builtin call (see checkArgumentRoom). */

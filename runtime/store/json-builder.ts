@@ -8,8 +8,10 @@
 // see RObject.adopt). Big members are descended into. The generator yields between
 // runs; `buildDocument` drives it in time slices of `sliceMs`, `buildDocumentSync`
 // in one go. Errors are JSONBuildError: a syntax error (the caller words it as Go
-// would, from the whole text) or the nesting limit (`exceeded max depth`).
+// would, from the whole text), the nesting limit (`exceeded max depth`), or the
+// thread's heap ceiling (checked between runs).
 import { RObject } from '../value/collections.js';
+import { heapAboveCeiling } from '../eval/limits.js';
 import { parseJSONExact } from '../value/json-parse.js';
 import type { Value } from '../value/value.js';
 
@@ -18,7 +20,7 @@ const CHUNK = 256 * 1024;
 
 export class JSONBuildError extends Error {
   constructor(
-    readonly kind: 'syntax' | 'depth',
+    readonly kind: 'syntax' | 'depth' | 'memory',
     message: string,
     readonly offset: number,
   ) {
@@ -192,6 +194,9 @@ class Walker {
 
 function flush(w: Walker, f: Frame): void {
   if (f.runStart < 0) return;
+  // The document must fit under this thread's heap ceiling (runtime/eval/limits.ts): a
+  // clean error now rather than the thread (or, inside JSON.parse, the process) dying.
+  if (heapAboveCeiling()) throw new JSONBuildError('memory', 'the document does not fit in the heap limit', f.runStart);
   if (f.kind === 'object') {
     const parsed = w.parse(w.wrapped(0x7b, f.runStart, f.runEnd, 0x7d), f.runExact, f.runStart);
     const props = f.props!;

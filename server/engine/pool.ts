@@ -91,6 +91,7 @@ export class PoolEvaluator implements Evaluator {
       upChannel: `regent-up-${id}`,
       v0Compatible: opts.v0Compatible,
       maxCollectionSize: opts.maxCollectionSize,
+      heapMb: opts.heapMb,
       board: this.board.buffer as SharedArrayBuffer,
       epoch: this.epoch,
     };
@@ -227,7 +228,7 @@ export class PoolEvaluator implements Evaluator {
       };
       this.preparing.set(doc.id, entry);
       this.down.postMessage({ type: 'prepare', doc, maxDepth } satisfies DownMessage);
-      this.checkPrepared(); // no live worker: nothing to wait for (new ones build it when the write names it)
+      if (entry.pending.size === 0) entry.resolve(undefined); // no live worker: new ones build it when the write names it
     });
   }
 
@@ -239,8 +240,11 @@ export class PoolEvaluator implements Evaluator {
   private checkPrepared(): void {
     const alive = new Set(this.threadIds());
     for (const entry of [...this.preparing.values()]) {
-      for (const t of entry.pending) if (!alive.has(t)) entry.pending.delete(t);
-      if (entry.pending.size === 0) entry.resolve(entry.keys);
+      // A worker that dies while building (most likely out of heap) would die again
+      // building it at the commit, and again from each snapshot: refuse the write.
+      if ([...entry.pending].some((t) => !alive.has(t))) {
+        entry.reject(new Error(`an evaluation worker stopped while building the document (worker heap limit ${this.opts.heapMb} MB, --worker-heap-mb)`));
+      } else if (entry.pending.size === 0) entry.resolve(entry.keys);
     }
   }
 
@@ -253,7 +257,7 @@ export class PoolEvaluator implements Evaluator {
     if (msg.type === 'prepared') {
       const entry = this.preparing.get(msg.id);
       if (!entry) return;
-      if (msg.error) return entry.reject(new BadRequestError(msg.error.message));
+      if (msg.error) return entry.reject(msg.error.kind === 'memory' ? new Error(msg.error.message) : new BadRequestError(msg.error.message));
       entry.keys ??= msg.keys;
       entry.pending.delete(msg.threadId);
       this.checkPrepared();

@@ -119,7 +119,7 @@ export type UpMessage =
   | { type: 'hello'; threadId: number }
   | { type: 'ack'; threadId: number; generation: number }
   /** A worker built a prepared document, or found it invalid (`error`). */
-  | { type: 'prepared'; threadId: number; id: number; keys?: string[]; error?: { kind: 'syntax' | 'depth'; message: string } };
+  | { type: 'prepared'; threadId: number; id: number; keys?: string[]; error?: { kind: 'syntax' | 'depth' | 'memory'; message: string } };
 
 export interface WorkerConfig {
   downChannel: string;
@@ -127,6 +127,8 @@ export interface WorkerConfig {
   v0Compatible: boolean;
   /** Evaluation collection cap (runtime/eval/limits.ts); 0: none. */
   maxCollectionSize: number;
+  /** The worker's old-generation heap limit (MB), for the heap ceiling. */
+  heapMb: number;
   /**
    * The watchdog board: for each batch slot, [start of the running task (ms since
    * `epoch`), 1 + its index in the batch (0: not started)], written by the worker.

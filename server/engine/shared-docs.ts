@@ -10,6 +10,9 @@ import { JSONBuildError, RObject, buildDocument, buildDocumentSync, goJSONError,
 import { BadRequestError } from './errors.js';
 import type { SharedDocument } from './protocol.js';
 
+/** The error of a document that does not fit under a thread's heap ceiling (a 500). */
+export const DOCUMENT_TOO_LARGE = 'the document does not fit in the heap limit of the thread building it (--worker-heap-mb)';
+
 /** Bodies from this size on take the shared-document path. */
 export const LARGE_DOCUMENT_BYTES = 1 << 20;
 
@@ -41,8 +44,9 @@ export function documentBytes(doc: SharedDocument): Uint8Array {
 }
 
 /** The 400 message for a body that is not a JSON document, worded as OPA (Go) words it. */
-export function documentError(e: unknown, bytes: Uint8Array): { kind: 'syntax' | 'depth'; message: string } {
+export function documentError(e: unknown, bytes: Uint8Array): { kind: 'syntax' | 'depth' | 'memory'; message: string } {
   if (e instanceof JSONBuildError && e.kind === 'depth') return { kind: 'depth', message: 'exceeded max depth' };
+  if (e instanceof JSONBuildError && e.kind === 'memory') return { kind: 'memory', message: DOCUMENT_TOO_LARGE };
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const message = goJSONError(text);
   return { kind: 'syntax', message: message || 'invalid JSON' };
@@ -54,6 +58,7 @@ export async function buildLocal(body: Uint8Array, maxDepth: number): Promise<Va
   try {
     value = await buildDocument(body, { maxDepth });
   } catch (e) {
+    if (e instanceof JSONBuildError && e.kind === 'memory') throw new Error(DOCUMENT_TOO_LARGE);
     if (e instanceof JSONBuildError) throw new BadRequestError(documentError(e, body).message);
     throw e;
   }

@@ -12,7 +12,7 @@ import { documentBytes, documentError, patchMember } from './shared-docs.js';
 import type { DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
-setEvalLimits({ maxCollectionSize: config.maxCollectionSize });
+setEvalLimits({ maxCollectionSize: config.maxCollectionSize, heapLimitMb: config.heapMb });
 const core = new EvalCore(config.v0Compatible);
 const down = new BroadcastChannel(config.downChannel);
 const up = new BroadcastChannel(config.upChannel);

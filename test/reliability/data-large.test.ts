@@ -90,3 +90,23 @@ for (const workers of ['auto', '0']) {
     }, 180_000);
   });
 }
+
+describe('50 MB PUT /v1/data with --worker-heap-mb 64', () => {
+  let srv: RunningServer;
+  beforeAll(async () => {
+    srv = await startServer({ args: ['--worker-heap-mb', '64'] });
+  }, 60_000);
+  afterAll(async () => {
+    await srv?.close();
+  });
+
+  it('refuses a document that does not fit in a worker with a 500 naming the limit; decisions keep answering', async () => {
+    const { result, probe } = await probeDuring(srv, () => put(srv, '/v1/data/big', doc));
+    expect(result.status, result.text).toBe(500);
+    expect(errorBody(result)).toMatchObject({ code: 'internal_error', message: expect.stringMatching(/--worker-heap-mb/) });
+    expect(srv.alive()).toBe(true);
+    reportProbe('50 MB PUT over the worker heap limit', probe);
+    expect(probe.worstMs).toBeLessThan(2000);
+    expect(await read(srv, '/v1/data/big')).toEqual({});
+  }, 180_000);
+});
