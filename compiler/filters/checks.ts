@@ -74,9 +74,12 @@ function checkShape(e: Expr, support: Module[], ctx: CheckContext): FilterASTErr
     const segs = refSegments(ref);
     if (segs && segs[0] === 'partial') {
       const last = ref.path[ref.path.length - 1];
-      return fragmentError(supportDetails(segs, support), known(last?.loc) ?? e.loc);
+      const why = supportDetails(segs, support);
+      if (why) return fragmentError(why, known(last?.loc) ?? e.loc);
     }
-    return fragmentError(`invalid data reference "${exprText(e)}"`, e.loc, `has rule "${refText(ref)}" an \`else\`?`);
+    // A rule kept whole (OPA: one with `else`), named as the policy names it.
+    const text = withoutPartial(refText(ref));
+    return fragmentError(`invalid data reference "${withoutPartial(exprText(e))}"`, e.loc, `has rule "${text}" an \`else\`?`);
   }
   const text = exprText(e);
   return fragmentError(`invalid statement "${text}"`, e.loc, `try \`${text} != false\``);
@@ -100,6 +103,11 @@ function supportDetails(segs: string[], support: Module[]): string {
   return '';
 }
 
+/** A support rule's name as the policy has it (`data.partial.p.f` → `data.p.f`). */
+function withoutPartial(text: string): string {
+  return text.replace(/^data\.partial\./, 'data.');
+}
+
 /** The operator's location, except for unification, whose operator OPA generated. */
 function operatorLoc(c: CallTerm): Location | undefined {
   return filterOp(c) === 'eq' ? undefined : known(c.op.loc);
@@ -118,7 +126,7 @@ function checkBuiltin(e: Expr, ctx: CheckContext): FilterASTError | undefined {
   else if (UNKNOWN_FIRST.has(op)) unknownFirst = true;
   else if (op === 'internal.member_3') return fragmentError('invalid use of "... in ..."', loc);
   else if (call.op.kind === 'ref' && refRootedAt(call.op, 'data')) {
-    return fragmentError(`invalid data reference "${exprText(e)}"`, e.loc, `has function "${opName(call)}(...)" an \`else\`?`);
+    return fragmentError(`invalid data reference "${withoutPartial(exprText(e))}"`, e.loc, `has function "${withoutPartial(opName(call))}(...)" an \`else\`?`);
   } else return fragmentError(`invalid builtin \`${opName(call)}\``, loc);
 
   const unsupported = ctx.constraints.builtinError(op);

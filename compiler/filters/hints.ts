@@ -50,7 +50,7 @@ function closest(miss: string, candidates: string[]): string[] {
 }
 
 /** Rules reachable from the rules at `path` (by refs and calls into data). */
-function reachable(modules: readonly Module[], path: string[]): Rule[] {
+export function reachableRules(modules: readonly Module[], path: string[]): Rule[] {
   const byPath = new Map<string, Rule[]>();
   for (const m of modules) {
     const pkg = packagePath(m);
@@ -113,7 +113,7 @@ export interface HintSite {
 /** The sites of the rules the query at `path` reaches (cache per policy). */
 export function hintSites(modules: readonly Module[], path: string[]): HintSite[] {
   const out: HintSite[] = [];
-  for (const rule of reachable(modules, path)) {
+  for (const rule of reachableRules(modules, path)) {
     for (const e of rule.body) {
       const ref = inputOperand(e);
       if (ref && ref.path[0]?.kind === 'string') out.push({ ref, location: e.loc });

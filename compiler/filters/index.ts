@@ -20,6 +20,7 @@ import { checkResidual } from './checks.js';
 import { ConstraintSet, FilterASTErrors, FilterError, type SqlDialect, type TargetDialect } from './constraints.js';
 import { dataRefText } from './annotations.js';
 import { ucastToSql } from './sql.js';
+import { locateResidual, locationIndex, type LocationIndex } from './locations.js';
 import { lookupMappings, queriesToUcast, shortsFromMappings, type TableMappings, type UcastNode } from './ucast.js';
 
 export * from './constraints.js';
@@ -29,6 +30,7 @@ export { ucastToSql, type SqlOptions } from './sql.js';
 export { filterAnnotations, ruleAt, dataPath, dataRefText, parseUnknowns, type FilterAnnotations } from './annotations.js';
 export { termText, exprText } from './term-text.js';
 export { typoHints, hintSites, type Hint, type HintSite } from './hints.js';
+export { locateResidual, locationIndex, type LocationIndex } from './locations.js';
 
 /** compiler/partial's partialEval, as this module calls it. */
 export type PartialEvalFn = (
@@ -58,6 +60,8 @@ export interface PreparedFilter {
   readonly constraints: ConstraintSet;
   readonly shorts: ReadonlySet<string>;
   readonly mask?: (input: Value | undefined, data: Value | undefined) => Value | undefined;
+  /** Built on the first fragment error: where the policy's expressions are. */
+  locations?: LocationIndex;
 }
 
 /** One target's outcome: `query` undefined is unconditional NO (no filter). */
@@ -116,8 +120,12 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
   });
   timers.timer_rego_partial_eval_ns = Number(now() - t);
-  const errors = checkResidual(pq.queries, pq.support, { constraints: prepared.constraints, shorts: prepared.shorts });
-  if (errors.length > 0) throw new FilterASTErrors(errors);
+  const ctx = { constraints: prepared.constraints, shorts: prepared.shorts };
+  if (checkResidual(pq.queries, pq.support, ctx).length > 0) {
+    // Report with the policy's locations where the residual has none (locations.ts).
+    const index = (prepared.locations ??= locationIndex(policy.modules, spec.path));
+    throw new FilterASTErrors(checkResidual(locateResidual(pq.queries, index), pq.support, ctx));
+  }
   t = now();
   const filters = translate(pq.queries, spec, masks);
   timers.timer_compile_translate_queries_ns = Number(now() - t);
