@@ -5,7 +5,8 @@
 // API as a clean 500 `{code, message}`.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
-import { DEFAULT_MAX_COLLECTION_SIZE, EvalError, RObject, RSet, limits, setEvalLimits } from '../../runtime/index.js';
+import { getHeapStatistics } from 'node:v8';
+import { DEFAULT_HEAP_FRACTION, DEFAULT_MAX_COLLECTION_SIZE, EvalError, RObject, RSet, limits, setEvalLimits } from '../../runtime/index.js';
 import { Engine } from '../../server/engine/engine.js';
 import { call, startTestServer, type TestServer } from '../server/helpers.js';
 
@@ -134,6 +135,20 @@ describe('regent run flags', () => {
     expect((await parse(['--eval-timeout', '0'])).evalTimeoutMs).toBe(0);
     await expect(parse(['--eval-timeout', 'soon'])).rejects.toThrow(/--eval-timeout/);
     await expect(parse(['--worker-heap-mb', '0'])).rejects.toThrow(/--worker-heap-mb/);
+  });
+});
+
+describe('heap room check before builtin calls', () => {
+  it('refuses json.unmarshal of a 2 MB string when 8 bytes a character would not fit under the ceiling', () => {
+    const used = getHeapStatistics().used_heap_size;
+    setEvalLimits({ heapLimitMb: (used + 8 * 2 ** 20) / DEFAULT_HEAP_FRACTION / 2 ** 20 });
+    try {
+      const input = '"' + 'a'.repeat(2 << 20) + '"';
+      const e = cancelled(() => compile([], {}).prepare('x := json.unmarshal(input)').eval({ input }));
+      expect(e.message).toMatch(/^caller cancelled query execution: memory limit exceeded \(json\.unmarshal on a 2 MB string could exceed \d+ MB of heap; --worker-heap-mb\)$/);
+    } finally {
+      setEvalLimits({ heapLimitMb: 0 });
+    }
   });
 });
 
