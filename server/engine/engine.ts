@@ -2,7 +2,9 @@
 // evaluator (in-process or the worker pool). Every state change goes through here:
 // it validates (parse, compile, path conflicts) before committing — a failure
 // leaves the old state active — then publishes the change to every evaluator and
-// returns only when all of them have it.
+// returns only when all of them have it. Large documents are parsed off the request
+// path first (prepareDocument, shareValues; see shared-docs.ts). The evaluation
+// limits (deadline, collection cap, worker heap) are set here from EngineOptions.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type ResultRow } from '../../compiler/index.js';
 import { DEFAULT_MAX_COLLECTION_SIZE, MemoryStore, RObject, StorageError, pathsOverlap, setEvalLimits, toJSONText, writeDocument, type Transaction, type Value, type WriteOp } from '../../runtime/index.js';
 import { BadRequestError, PolicyCompileError } from './errors.js';
