@@ -1,5 +1,6 @@
 // Data filters: partial evaluation results → SQL WHERE clauses and UCAST trees
 // (OPA's rego/compile package). The pipeline for one request:
+//   0. normalize.ts: variables bound to a column are replaced by the column;
 //   1. prepareFilter(): everything that does not depend on the input, cached by
 //      the caller (path, targets, unknowns, mask rule): the constraint set of all
 //      requested targets, the short names the mappings allow, the planned mask rule;
@@ -20,6 +21,7 @@ import { checkResidual } from './checks.js';
 import { ConstraintSet, FilterASTErrors, FilterError, type SqlDialect, type TargetDialect } from './constraints.js';
 import { dataRefText } from './annotations.js';
 import { ucastToSql } from './sql.js';
+import { normalizeResidual } from './normalize.js';
 import { locateResidual, locationIndex, type LocationIndex } from './locations.js';
 import { lookupMappings, queriesToUcast, shortsFromMappings, type TableMappings, type UcastNode } from './ucast.js';
 
@@ -31,6 +33,7 @@ export { filterAnnotations, ruleAt, dataPath, dataRefText, parseUnknowns, type F
 export { termText, exprText } from './term-text.js';
 export { typoHints, hintSites, type Hint, type HintSite } from './hints.js';
 export { locateResidual, locationIndex, type LocationIndex } from './locations.js';
+export { normalizeResidual } from './normalize.js';
 
 /** compiler/partial's partialEval, as this module calls it. */
 export type PartialEvalFn = (
@@ -121,13 +124,14 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
   });
   timers.timer_rego_partial_eval_ns = Number(now() - t);
   const ctx = { constraints: prepared.constraints, shorts: prepared.shorts };
-  if (checkResidual(pq.queries, pq.support, ctx).length > 0) {
+  const queries = normalizeResidual(pq.queries);
+  if (checkResidual(queries, pq.support, ctx).length > 0) {
     // Report with the policy's locations where the residual has none (locations.ts).
     const index = (prepared.locations ??= locationIndex(policy.modules, spec.path));
-    throw new FilterASTErrors(checkResidual(locateResidual(pq.queries, index), pq.support, ctx));
+    throw new FilterASTErrors(checkResidual(locateResidual(queries, index), pq.support, ctx));
   }
   t = now();
-  const filters = translate(pq.queries, spec, masks);
+  const filters = translate(queries, spec, masks);
   timers.timer_compile_translate_queries_ns = Number(now() - t);
   return { filters, timers };
 }

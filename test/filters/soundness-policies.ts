@@ -36,6 +36,8 @@ export interface SoundnessPolicy {
   nullAsMissing?: boolean;
   /** Mirror reversed comparisons correctly (OPA's default negates them). */
   mirror?: boolean;
+  /** The UCAST variant checked with @ucast/js (default `all`; `prisma` has existence but no column refs). */
+  ucast?: 'all' | 'prisma';
 }
 
 const COLOURS = ['red', 'green', 'yellow', 'orange', 'blue'];
@@ -145,6 +147,7 @@ export function soundnessPolicies(): SoundnessPolicy[] {
       sqlite: true,
       prisma: true,
       nullAsMissing: true,
+      ucast: 'prisma',
     },
     {
       name: 'column against column',
@@ -156,7 +159,7 @@ export function soundnessPolicies(): SoundnessPolicy[] {
     },
     {
       name: 'helper rules and functions inlined',
-      rego: `${header('input.fruits')}allowed_colour(c) if c in {"red", "green"}\ncheap if input.fruits.price < input.budget\ninclude if { allowed_colour(input.fruits.colour); cheap }\ninclude if input.fruits.name == data.favourites[input.user]\n`,
+      rego: `${header('input.fruits')}include if { allowed_colour(input.fruits.colour); cheap }\ninclude if input.fruits.name == data.favourites[input.user]\nallowed_colour(c) if c in {"red", "green"}\ncheap if input.fruits.price < input.budget\n`,
       tables: [fruits()],
       input: { budget: 20, user: 'bob' },
       data: { favourites: { bob: 'cherry', alice: 'apple' } },

@@ -148,7 +148,7 @@ describe('data filters select exactly the rows Regent includes', () => {
       const want = expected(p, policy, rows);
       expect(want.length, 'the random rows should exercise both outcomes').toBeGreaterThan(0);
       expect(want.length).toBeLessThan(rows.length);
-      const targets: f.TargetDialect[] = [{ target: 'sql', dialect: 'postgresql' }, { target: 'ucast', dialect: 'all' }];
+      const targets: f.TargetDialect[] = [{ target: 'sql', dialect: 'postgresql' }, { target: 'ucast', dialect: p.ucast ?? 'all' }];
       if (p.sqlite) targets.push({ target: 'sql', dialect: 'sqlite' });
       const [pgFilter, ucast, sqliteFilter] = filtersFor(p, policy, targets);
 
