@@ -132,6 +132,18 @@ function checkBuiltin(e: Expr, ctx: CheckContext): FilterASTError | undefined {
   const unsupported = ctx.constraints.builtinError(op);
   if (unsupported !== undefined) return fragmentError(`invalid builtin \`${DISPLAY[op] ?? op}\`: ${unsupported}`, loc);
 
+  // A builtin outside the fragment whose result is unified with a known value: OPA's
+  // partial evaluator keeps it as a call of its own (`object.get(…, "orange")`), so
+  // the error names the builtin rather than the nesting.
+  if (op === 'eq') {
+    for (let i = 0; i < 2; i++) {
+      const a = call.args[i];
+      const other = call.args[1 - i];
+      if (a?.kind === 'call' && other && isScalar(other) && !TWO_REFS_OK.has(filterOp(a)) && !UNKNOWN_FIRST.has(filterOp(a))) {
+        return fragmentError(`invalid builtin \`${opName(a)}\``, known(a.op.loc) ?? e.loc);
+      }
+    }
+  }
   for (let i = 0; i < 2; i++) {
     const err = checkOperand(op, opLoc, call.args[i], ctx);
     if (err) return err;
