@@ -30,9 +30,9 @@ export type Expr =
   /** `base[key]`; undefined when absent. */
   | { k: 'dot'; base: Expr; key: Expr }
   /** A builtin call. */
-  | { k: 'call'; name: string; args: Expr[]; loc: Location }
-  /** A user function call (a function rule group). */
-  | { k: 'callfn'; group: number; args: Expr[]; loc: Location }
+  | { k: 'call'; name: string; args: Expr[]; loc: Location; opLoc?: Location }
+  /** A user function call (a function rule group). `opLoc`: the operator's location (residuals of partial evaluation). */
+  | { k: 'callfn'; group: number; args: Expr[]; loc: Location; opLoc?: Location }
   | { k: 'array'; items: Expr[] }
   | { k: 'set'; items: Expr[] }
   | { k: 'object'; entries: [Expr, Expr][]; loc: Location }

@@ -10,7 +10,7 @@
 //               complement or as a `data.partial.__not…__` support rule;
 //   every       a known domain expands per member; an unknown one stays `every`;
 //   with        known replacement values give a derived World (input/data/functions).
-import type { Term } from '../ast/nodes.js';
+import type { Location, Term } from '../ast/nodes.js';
 import type { Block, Pattern, Stmt, WithMod, Expr } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { FunctionOverride } from '../../runtime/eval/context.js';
@@ -21,6 +21,18 @@ import { bindsOf, localsOf, World } from './world.js';
 import { canInlineNegation, complementProduct, copyPropagate } from './residual.js';
 import { PartialRules } from './rules.js';
 
+/** Per statement of a block, the location of the source expression it belongs to. */
+const LOCS = new WeakMap<Block, Location[]>();
+function locsOf(b: Block): Location[] {
+  let out = LOCS.get(b);
+  if (!out) {
+    let cur = LOC;
+    out = b.map((s) => (cur = s.src?.loc ?? cur));
+    LOCS.set(b, out);
+  }
+  return out;
+}
+
 /** Most residual alternatives a known `every` domain may multiply into. */
 const MAX_EVERY_BRANCHES = 64;
 
@@ -30,7 +42,7 @@ export class PartialEvaluator extends PartialExprs {
 
   block(b: Block, i: number, f: Frame, k: K): boolean {
     if (i >= b.length) return k();
-    return this.stmt(b[i]!, f, () => this.block(b, i + 1, f, k));
+    return this.stmt(b[i]!, f, () => this.block(b, i + 1, f, k), locsOf(b)[i]!);
   }
 
   private knownStmt(s: Stmt, f: Frame): boolean {
@@ -39,7 +51,14 @@ export class PartialEvaluator extends PartialExprs {
     return true;
   }
 
-  stmt(s: Stmt, f: Frame, k: K): boolean {
+  stmt(s: Stmt, f: Frame, k: K, loc: Location = LOC): boolean {
+    // Residual expressions saved for this statement carry its source location; inlined
+    // rules change `curLoc`, so each callback sets it back before saving.
+    this.curLoc = loc;
+    const at = <T>(fn: (v: T) => boolean) => (v: T): boolean => {
+      this.curLoc = loc;
+      return fn(v);
+    };
     if (this.knownStmt(s, f)) {
       const binds = bindsOf(s);
       return this.ip.stmt(s, f.vals, this.world.ctx, () => {
@@ -49,36 +68,45 @@ export class PartialEvaluator extends PartialExprs {
     }
     switch (s.k) {
       case 'let':
-        return this.ex(s.expr, f, (v) => this.bind(s.slot, v, f, k));
+        return this.ex(s.expr, f, at((v) => this.bind(s.slot, v, f, k)));
       case 'capture':
-        return this.ex(s.expr, f, (v) => this.bind(s.slot, v, f, k)) || false;
+        return this.ex(s.expr, f, at((v) => this.bind(s.slot, v, f, k)));
       case 'test':
-        return this.ex(s.expr, f, (v) => {
-          if (v instanceof Sym) return this.save(mkExpr(v.t), k);
+        return this.ex(s.expr, f, at((v) => {
+          if (v instanceof Sym) return this.save(mkExpr(this.moduleEquals(s.expr, v.t, f), false, loc), k);
           return v === false ? false : k();
-        });
+        }));
       case 'equal':
         return this.ex(s.a, f, (a) =>
-          this.ex(s.b, f, (b) => {
+          this.ex(s.b, f, at((b) => {
             if (a instanceof Sym || b instanceof Sym) return this.save(eqExpr(toTerm(a), toTerm(b)), k);
             return RUNTIME.equal(a, b) ? k() : false;
-          }),
+          })),
         );
       case 'match':
-        return this.ex(s.expr, f, (v) => this.match(s.pattern, v, f, k));
+        return this.ex(s.expr, f, at((v) => this.match(s.pattern, v, f, k)));
       case 'scan':
-        return this.scan(s, f, k);
+        return this.scan(s, f, () => ((this.curLoc = loc), k()));
       case 'relation':
         throw new PartialUnsupported(`${s.name} over unknowns`);
       case 'not':
-        return this.not(s.body, f, k);
+        return this.not(s.body, f, k, loc);
       case 'every':
-        return this.every(s, f, k);
+        return this.every(s, f, k, loc);
       case 'with':
         return this.with(s.mods, s.body, f, k);
       case 'print':
         return k();
     }
+  }
+
+  /**
+   * OPA's module compiler rewrites a top-level `a == b` to `a = b` (RewriteEquals);
+   * its query compiler does not. A residual `equal` from a rule body becomes `eq`.
+   */
+  private moduleEquals(e: Expr, t: Term, f: Frame): Term {
+    if (f.query || e.k !== 'call' || e.name !== 'equal' || t.kind !== 'call' || t.op.kind !== 'var' || t.op.name !== 'equal') return t;
+    return { ...t, op: { ...t.op, name: 'eq' } };
   }
 
   /** Bind a slot; a residual value that is not a plain var gets a var of its own. */
@@ -181,9 +209,10 @@ export class PartialEvaluator extends PartialExprs {
     return (v) => (this.varSeq.get(v) ?? Infinity) < mark;
   }
 
-  private not(body: Block, f: Frame, k: K): boolean {
+  private not(body: Block, f: Frame, k: K, loc: Location): boolean {
     const mark = this.varSeq.size;
     const alts = this.sub<null>((emit) => this.block(body, 0, f, () => emit(null))).map((a) => copyPropagate(a.body, new Set([...this.varSeq.keys()].filter(this.outer(mark)))));
+    this.curLoc = loc;
     if (alts.length === 0) return k();
     if (alts.some((a) => a.length === 0)) return false;
     const outer = this.outer(mark);
@@ -197,11 +226,12 @@ export class PartialEvaluator extends PartialExprs {
     const name = `__not${this.world.base ? 1 : 2}_${this.negations}_${++this.negations}__`;
     const args = this.rules.negationSupport(name, alts, outer);
     const ref = mkRef('data', ['partial', name]);
-    return this.save(mkExpr(args.length > 0 ? mkCall(ref, args) : ref, true), k);
+    return this.save(mkExpr(args.length > 0 ? mkCall(ref, args, loc) : ref, true, loc), k);
   }
 
-  private every(s: Stmt & { k: 'every' }, f: Frame, k: K): boolean {
+  private every(s: Stmt & { k: 'every' }, f: Frame, k: K, loc: Location): boolean {
     return this.ex(s.domain, f, (d) => {
+      this.curLoc = loc;
       const mark = this.varSeq.size;
       if (!(d instanceof Sym)) {
         const members: [Value, Value][] = [];
@@ -211,6 +241,7 @@ export class PartialEvaluator extends PartialExprs {
           if (i >= members.length) return k();
           const [key, v] = members[i]!;
           const alts = this.sub<null>((emit) => this.match(s.key, key, f, () => this.match(s.value, v, f, () => this.block(s.body, 0, f, () => emit(null)))));
+          this.curLoc = loc;
           if (alts.length === 0) return false;
           if (alts.some((a) => a.body.length === 0)) return step(i + 1);
           if ((branches *= alts.length) > MAX_EVERY_BRANCHES) throw new PartialUnsupported('every over a known domain with too many residual alternatives');
@@ -232,6 +263,7 @@ export class PartialEvaluator extends PartialExprs {
       if (ks !== undefined) f.set(ks, new Sym(kv));
       if (vs !== undefined) f.set(vs, new Sym(vv));
       const alts = this.sub<null>((emit) => this.block(s.body, 0, f, () => emit(null)));
+      this.curLoc = loc;
       if (alts.some((a) => a.body.length === 0)) return k();
       if (alts.length > 1) throw new PartialUnsupported('every over an unknown domain whose body has several residual alternatives');
       const live = new Set([...this.varSeq.keys()].filter(this.outer(mark)));
@@ -240,7 +272,7 @@ export class PartialEvaluator extends PartialExprs {
       // A var the body does not use is written `_` (Rego rejects unused declared vars).
       const used = bodyVars(body);
       const wild = (v: typeof kv): typeof kv => (used.has(v.name) ? v : { ...v, wildcard: true });
-      const expr = { kind: 'expr' as const, negated: false, with: [], loc: LOC, body: { type: 'every' as const, key: s.key.k === 'bind' ? wild(kv) : undefined, value: wild(vv), domain: d.t, body } };
+      const expr = { kind: 'expr' as const, negated: false, with: [], loc, body: { type: 'every' as const, key: s.key.k === 'bind' ? wild(kv) : undefined, value: wild(vv), domain: d.t, body } };
       return this.save(expr, k);
     });
   }

@@ -7,7 +7,7 @@
 // slots is evaluated by the reference interpreter (compiler/interp) in one step,
 // so builtins, known rules and virtual documents keep their exact semantics;
 // only what touches unknowns is handled here, building residual AST terms.
-import type { Expr as AstExpr, Body, Term } from '../ast/nodes.js';
+import type { Expr as AstExpr, Body, Location, Term } from '../ast/nodes.js';
 import type { Block, Expr, Pattern } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { Slots } from '../interp/frames.js';
@@ -88,10 +88,13 @@ export abstract class PartialExprs {
     return { kind: 'var', name, loc: LOC };
   }
 
+  /** The source location of the statement being evaluated (residual expressions get it). */
+  curLoc: Location = LOC;
+
   /** Add a residual expression for the rest of this path. */
   save(e: AstExpr, k: K): boolean {
     const s = this.saved;
-    s.push(e);
+    s.push(e.loc.row === 0 && this.curLoc.row !== 0 ? { ...e, loc: this.curLoc } : e);
     try {
       return k();
     } finally {
@@ -151,9 +154,9 @@ export abstract class PartialExprs {
         }
         return this.ex(e.base, f, (b) => this.ex(e.key, f, (key) => this.dot(b, key, k)));
       case 'call':
-        return this.exs(e.args, f, (args) => this.call(e.name, args, e.loc, k));
+        return this.exs(e.args, f, (args) => this.call(e.name, args, e.loc, k, e.opLoc));
       case 'callfn':
-        return this.exs(e.args, f, (args) => this.rules.callFn(e.group, args, e.loc, k));
+        return this.exs(e.args, f, (args) => this.rules.callFn(e.group, args, e.loc, k, e.opLoc));
       case 'array':
         return this.exs(e.items, f, (xs) => k(xs.some((x) => x instanceof Sym) ? new Sym({ kind: 'array', items: xs.map(toTerm), loc: LOC }) : (xs as Value[])));
       case 'set':
@@ -210,7 +213,7 @@ export abstract class PartialExprs {
     return k(new Sym(refAppend(b.t, toTerm(key))));
   }
 
-  call(name: string, args: PVal[], loc: AstExpr['loc'], k: KV): boolean {
+  call(name: string, args: PVal[], loc: AstExpr['loc'], k: KV, opLoc: AstExpr['loc'] = loc): boolean {
     const c = this.world.ctx;
     const allKnown = !args.some((a) => a instanceof Sym);
     if (c.fnOverrides?.has(name)) {
@@ -223,7 +226,7 @@ export abstract class PartialExprs {
       const v = this.ip.invoke(def, name, args as Value[], c, loc);
       return v === undefined ? false : k(v);
     }
-    return k(new Sym(mkCall(name, args.map(toTerm))));
+    return k(new Sym(mkCall(name, args.map(toTerm), loc, opLoc)));
   }
 
   /**

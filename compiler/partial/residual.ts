@@ -18,7 +18,7 @@
 // the bodies and the residual says `not data.partial.__notQ_I_N__(vars…)`.
 import type { Body, Expr, Term } from '../ast/nodes.js';
 import { alwaysDefined, exprVars, termVars } from './terms.js';
-import { mapExpr } from '../ast/transform.js';
+import { forEachTerm, mapExpr } from '../ast/transform.js';
 
 /** The var bound by `v = T` / `T = v` (not live, not occurring in T), with T. */
 function binding(e: Expr, live: Set<string>): { v: string; t: Term } | undefined {
@@ -106,12 +106,31 @@ function dedupe(b: Body): Body {
   });
 }
 
-/** Whether a call expression has ref or call operands (its negation would bind them first). */
+/** A ref or call anywhere in a term (OPA's nestedCheckVisitor). */
+function hasRefOrCall(t: Term): boolean {
+  let found = false;
+  forEachTerm(t, (x) => {
+    if (x.kind === 'ref' || x.kind === 'call') found = true;
+  });
+  return found;
+}
+
+/** A term with a nested ref or call; a ref's own head is allowed, not refs/calls in its path. */
+function nestedInTerm(t: Term): boolean {
+  if (t.kind === 'ref') return t.path.some(hasRefOrCall);
+  return hasRefOrCall(t);
+}
+
+/**
+ * OPA's containsNestedRefOrCall: `a = b` may have ref operands (unification keeps them
+ * whole), any other call may not (classic negation would bind them first).
+ */
 function nestedRefOrCall(e: Expr): boolean {
   if (e.body.type !== 'term') return true;
   const t = e.body.term;
-  if (t.kind !== 'call') return false;
-  return t.args.some((a) => a.kind === 'ref' || a.kind === 'call' || a.kind === 'arraycomp' || a.kind === 'setcomp' || a.kind === 'objectcomp');
+  if (t.kind !== 'call') return nestedInTerm(t);
+  if (t.op.kind === 'var' && t.op.name === 'eq' && t.args.length === 2) return t.args.some(nestedInTerm);
+  return t.args.some(hasRefOrCall);
 }
 
 /** Whether not(A1 ∨ … ∨ An) can be written inline over vars `outer`. */

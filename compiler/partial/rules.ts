@@ -160,7 +160,7 @@ export class PartialRules {
     return this.vdoc(child, k);
   }
 
-  callFn(id: number, args: PVal[], loc: Location, k: KV): boolean {
+  callFn(id: number, args: PVal[], loc: Location, k: KV, opLoc: Location = loc): boolean {
     const pe = this.pe;
     const g = this.ir.groups[id]!;
     const c = pe.world.ctx;
@@ -175,7 +175,7 @@ export class PartialRules {
       }
     }
     if (this.inlinable(g)) return this.eachDef(g, args, (d, f) => pe.ex(d.value, f, k));
-    return k(new Sym(mkCall(this.support(g), args.map(toTerm))));
+    return k(new Sym(mkCall({ ...this.support(g), loc: opLoc }, args.map(toTerm), loc)));
   }
 
   /** Copy propagation for a nested body: vars made before `mark` and those in `keep` stay. */

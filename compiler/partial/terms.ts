@@ -56,18 +56,20 @@ export function mkRef(head: string, path: (string | Term)[]): RefTerm {
 }
 
 /** The operator ref of a builtin or function name (`internal.member_2`, `data.a.f`). */
-export function opRef(name: string): RefTerm | VarTerm {
+export function opRef(name: string, loc: Location = LOC): RefTerm | VarTerm {
   const parts = name.split('.');
-  if (parts.length === 1) return mkVar(name);
-  return mkRef(parts[0]!, parts.slice(1));
+  if (parts.length === 1) return { kind: 'var', name, loc };
+  const r = mkRef(parts[0]!, parts.slice(1));
+  return { ...r, head: { ...r.head, loc }, path: r.path.map((p) => ({ ...p, loc })), loc };
 }
 
-export function mkCall(name: string | RefTerm | VarTerm, args: Term[]): CallTerm {
-  return { kind: 'call', op: typeof name === 'string' ? opRef(name) : name, args, loc: LOC };
+/** A call; `loc` is the call's source location, `opLoc` its operator's (checks on residuals report them). */
+export function mkCall(name: string | RefTerm | VarTerm, args: Term[], loc: Location = LOC, opLoc: Location = loc): CallTerm {
+  return { kind: 'call', op: typeof name === 'string' ? opRef(name, opLoc) : name, args, loc };
 }
 
-export function mkExpr(term: Term, negated = false): Expr {
-  return { kind: 'expr', negated, body: { type: 'term', term }, with: [], loc: LOC };
+export function mkExpr(term: Term, negated = false, loc: Location = LOC): Expr {
+  return { kind: 'expr', negated, body: { type: 'term', term }, with: [], loc };
 }
 
 /** `a = b` as a residual expression (OPA's `eq`). */

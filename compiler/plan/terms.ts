@@ -151,7 +151,7 @@ export class TermPlanner {
       const g = this.body.ctx.groupAt(name.split('.').slice(1));
       if (g && g.kind === 'function') {
         if (args.length !== g.arity) throw arityError(name, args.length, g.arity ?? 0, t.loc);
-        return { k: 'callfn', group: g.id, args, loc: t.loc };
+        return { k: 'callfn', group: g.id, args, loc: t.loc, opLoc: t.op.loc };
       }
       // `f()` on a rule without parameters (`f() := v`, or a mock value) is its value.
       if (g && args.length === 0) return { k: 'rule', group: g.id };
@@ -167,7 +167,7 @@ export class TermPlanner {
       this.bound.add(slot);
       return { k: 'local', slot };
     }
-    return { k: 'call', name, args, loc: t.loc };
+    return { k: 'call', name, args, loc: t.loc, opLoc: t.op.loc };
   }
 
   /** A reference: resolve its head, then apply each path element as a lookup or a scan. */
