@@ -3,7 +3,8 @@
 // whose body holds the rest of the block; a failing statement `break`s to the
 // innermost label, which ends the current iteration (or the whole body). The
 // continuation `sink(f, c)` runs at the end; true stops enumeration.
-// Values that come from the policy are referenced by index into K (constants);
+// Values that come from the policy, and rule group and tree node ids, are referenced
+// by index into K (constants), so bodies of one shape have one source text;
 // expressions this emitter does not handle are closures in CL. A body with a
 // statement it does not handle (`with`) throws Unsupported: the caller then uses
 // the closure back end for that body.
@@ -251,7 +252,7 @@ export class Emitter {
       // Run the set rule's definitions directly (its members cannot be observed in order).
       const v = this.names.next('v');
       return join([
-        _`if (ops.generateSet(${s.source.group}, c, (${v}) => { ${TICK} ${inner}: {`,
+        _`if (ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
         this.pattern(s.key, v, inner),
         this.pattern(s.value, v, inner),
         rest(inner),
@@ -359,12 +360,12 @@ export class Emitter {
         }
         return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
       case 'rule':
-        return this.checked(_`ops.evalGroup(${e.group}, c)`, fail, pre);
+        return this.checked(_`ops.evalGroup(${this.k(e.group)}, c)`, fail, pre);
       case 'vdoc':
-        return this.checked(_`ops.vdoc(${e.node}, c)`, fail, pre);
+        return this.checked(_`ops.vdoc(${this.k(e.node)}, c)`, fail, pre);
       case 'vdocdot': {
         const key = this.expr(e.key, fail, pre);
-        return this.checked(_`ops.vdocKey(${e.node}, ${key}, c)`, fail, pre);
+        return this.checked(_`ops.vdocKey(${this.k(e.node)}, ${key}, c)`, fail, pre);
       }
       case 'dot': {
         const base = this.expr(e.base, fail, pre);
@@ -393,7 +394,7 @@ export class Emitter {
       }
       case 'callfn': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
-        return this.checked(_`ops.callFunction(${e.group}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
+        return this.checked(_`ops.callFunction(${this.k(e.group)}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
       }
       case 'array': {
         const items = e.items.map((a) => this.expr(a, fail, pre));

@@ -104,6 +104,8 @@ export class Program implements ProgramOps {
 
   /** Whether the last native() body kept its slots in locals. */
   private lastFrameless = false;
+  /** Compiled factories by generated source text. */
+  private readonly factories = new Map<string, (...a: unknown[]) => unknown>();
 
   /** Per group: the constant every definition produces, when they all agree (see firstConstant). */
   private readonly constantGroups: (Value | undefined)[];
@@ -126,7 +128,14 @@ export class Program implements ProgramOps {
       if (e instanceof Unsupported) return undefined;
       throw e;
     }
-    const factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
+    // Bodies of one shape generate the same source (policy values live in the
+    // tables): compile each distinct source once, so V8's parse and compile cost
+    // follows the number of shapes, not of rules (its own cache is not reliable).
+    let factory = this.factories.get(source.text) as ((...a: unknown[]) => T) | undefined;
+    if (factory === undefined) {
+      factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
+      this.factories.set(source.text, factory);
+    }
     this.lastFrameless = emitter.usedLocals;
     return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
   }
