@@ -18,6 +18,7 @@ import { filters as f, RegoError, RegoErrors } from '../../compiler/index.js';
 import * as compiler from '../../compiler/index.js';
 import { fromJS, type Value } from '../../runtime/index.js';
 import { documentMember, goTypeMismatch, requestDocument } from './body.js';
+import { readBody } from './body-reader.js';
 import { FilterCaches } from './compile-filters-cache.js';
 import { RequestMetrics, type ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
@@ -122,7 +123,16 @@ function resultJSON(t: f.TargetFilter): unknown {
 
 const MULTI_KEYS = ['ucast', 'postgresql', 'mysql', 'sqlserver', 'sqlite'];
 
+/** A GET request's body (Fastify reads bodies of other methods only), under the same limits. */
+async function readGetBody(ctx: ServerContext, req: FastifyRequest): Promise<void> {
+  if (req.method !== 'GET' || req.body !== undefined) return;
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (!(length > 0) && req.headers['transfer-encoding'] === undefined) return;
+  (req as { body: unknown }).body = await readBody(req, req.raw, { maxLength: ctx.config.maxLength, gzipMaxLength: ctx.config.gzipMaxLength, maxDepth: ctx.limits.maxDepth });
+}
+
 async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  await readGetBody(ctx, req);
   const params = QueryParams.fromUrl(req.url);
   const metrics = new RequestMetrics();
   const timers: Record<string, number> = {};

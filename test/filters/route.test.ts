@@ -80,6 +80,13 @@ describe('replies', () => {
     expect(r.json()).toEqual({ result: { query: "WHERE fruits.name = E'apple'", masks: { fruits: { owner: { replace: { value: '***' } } } } } });
     expect(calls[0]).toEqual({ query: 'data.shop.include', unknowns: ['input.fruits'], input: undefined });
   });
+  it('GET may carry a body', async () => {
+    residual = ['input.fruits.name = "kiwi"'];
+    const text = JSON.stringify({ input: { favorite: 'kiwi', admin: true } });
+    const r = await rawRequest(server, 'GET', '/v1/compile/shop/include', text, { accept: PG, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    expect([r.status, JSON.parse(r.body.toString())]).toEqual([200, { result: { query: "WHERE fruits.name = E'kiwi'" } }]);
+    expect(calls[0]!.input).toEqual({ favorite: 'kiwi', admin: true });
+  });
   it('request unknowns win; maskRule relative to the path package; empty masks are left out', async () => {
     residual = ['input.fruits.name = "banana"'];
     const r = await filterRequest(server, 'POST', '/v1/compile/shop/include', PRISMA, { input: { favorite: 'banana', admin: true }, unknowns: ['input.fruits', 'input.baskets'], options: { maskRule: 'mask' } });
