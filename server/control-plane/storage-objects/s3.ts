@@ -15,6 +15,10 @@ export interface S3Location {
 }
 
 export function s3Client(loc: S3Location, secret: SecretValue | undefined): S3Client {
+  // The SDK's NodeVersionSupportWarning (about SDK releases after the pinned one
+  // needing Node 22) would land in `control-plane build` output; set the SDK's
+  // own switch unless the environment already decides.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if (secret && secret.type !== 'aws_auth') throw new PushError(`object storage: unsupported secret type "${secret.type}" for s3`);
   const s = (k: string): string => (typeof secret?.[k] === 'string' ? (secret[k] as string) : '');
   return new S3Client({
