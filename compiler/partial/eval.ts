@@ -10,7 +10,8 @@
 //               complement or as a `data.partial.__not…__` support rule;
 //   every       a known domain expands per member; an unknown one stays `every`;
 //   with        known replacement values give a derived World (input/data/functions).
-import type { Location, Term } from '../ast/nodes.js';
+import type { Expr as AstExpr, Location, Term } from '../ast/nodes.js';
+import { insideUnknown, keptWithExpr } from './with.js';
 import type { Block, Pattern, Stmt, WithMod, Expr } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { FunctionOverride } from '../../runtime/eval/context.js';
@@ -33,6 +34,18 @@ function locsOf(b: Block): Location[] {
   return out;
 }
 
+/** Per statement of a block, the source expression it belongs to. */
+const SRCS = new WeakMap<Block, (AstExpr | undefined)[]>();
+function srcsOf(b: Block): (AstExpr | undefined)[] {
+  let out = SRCS.get(b);
+  if (!out) {
+    let cur: AstExpr | undefined;
+    out = b.map((s) => (cur = s.src ?? cur));
+    SRCS.set(b, out);
+  }
+  return out;
+}
+
 /** Most residual alternatives a known `every` domain may multiply into. */
 const MAX_EVERY_BRANCHES = 64;
 
@@ -42,6 +55,7 @@ export class PartialEvaluator extends PartialExprs {
 
   block(b: Block, i: number, f: Frame, k: K): boolean {
     if (i >= b.length) return k();
+    this.src = srcsOf(b)[i];
     return this.stmt(b[i]!, f, () => this.block(b, i + 1, f, k), locsOf(b)[i]!);
   }
 
@@ -51,7 +65,11 @@ export class PartialEvaluator extends PartialExprs {
     return true;
   }
 
+  /** The source expression of the statement being evaluated. */
+  private src: AstExpr | undefined;
+
   stmt(s: Stmt, f: Frame, k: K, loc: Location = LOC): boolean {
+    const src = this.src;
     // Residual expressions saved for this statement carry its source location; inlined
     // rules change `curLoc`, so each callback sets it back before saving.
     this.curLoc = loc;
@@ -94,7 +112,7 @@ export class PartialEvaluator extends PartialExprs {
       case 'every':
         return this.every(s, f, k, loc);
       case 'with':
-        return this.with(s.mods, s.body, f, k);
+        return this.with(s.mods, s.body, f, k, src);
       case 'print':
         return k();
     }
@@ -277,11 +295,22 @@ export class PartialEvaluator extends PartialExprs {
     });
   }
 
-  private with(mods: WithMod[], body: Block, f: Frame, k: K): boolean {
+  private with(mods: WithMod[], body: Block, f: Frame, k: K, src: AstExpr | undefined): boolean {
     const values: Expr[] = [];
     for (const m of mods) if (m.k !== 'function' || !('k' in m.value) || m.value.k !== 'fnref') values.push(m.value as Expr);
     return this.exs(values, f, (vals) => {
       if (vals.some((v) => v instanceof Sym)) throw new PartialUnsupported("'with' values that depend on unknowns");
+      // OPA keeps the expression, `with` and all; where that cannot be written (nested
+      // `with`, an expression binding variables…) the overlay below is just as sound.
+      if (insideUnknown(this, mods) && this.world.base && !bindsOf({ k: 'with', mods, body, loc: LOC }).some((slot) => !(f.names[slot] ?? '$').startsWith('$'))) {
+        let kept: AstExpr | undefined;
+        try {
+          kept = keptWithExpr(this, src, mods, vals as Value[], f);
+        } catch (e) {
+          if (!(e instanceof PartialUnsupported)) throw e;
+        }
+        if (kept) return this.save(kept, k);
+      }
       const outerWorld = this.world;
       const ctx = outerWorld.ctx.derive();
       let world = outerWorld;
