@@ -44,7 +44,7 @@ export async function benchCommand(argv: string[], io: IO): Promise<number> {
     throw e;
   }
   if (bool(parsed, 'help')) {
-    io.out(formatHelp(USAGE, 'Benchmark a Rego query and print the results.', FLAGS));
+    io.out(formatHelp(USAGE, 'Benchmark a Rego query and print the results.', FLAGS) + '\n');
     return 0;
   }
   const query = parsed.positionals.join(' ');

@@ -6,6 +6,7 @@
 // hint, help texts that end with a newline and exit 0.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, main } from '../../cli/main.js';
 import { regent, workDir, writeAll } from './blackbox.js';
 
 let root: string;
@@ -128,6 +129,16 @@ describe('help and exit codes', () => {
     const top = await regent(['control-plane', '--help'], root);
     expect(top.code).toBe(0);
     expect(top.stdout.endsWith('\n')).toBe(true);
+  });
+
+  it('every command\'s --help ends with exactly one newline and exits 0', async () => {
+    for (const name of [...Object.keys(COMMANDS).filter((c) => c !== 'help'), 'control-plane run', 'control-plane build']) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main([...name.split(' '), '--help'], { out: (s) => void out.push(s), err: (s) => void err.push(s) });
+      const text = out.join('');
+      expect({ name, code, err: err.join(''), last: text.slice(-2).replace(/[^\n]/g, 'x') }).toEqual({ name, code: 0, err: '', last: 'x\n' });
+    }
   });
 
   it('`regent run` accepts --disable-telemetry as a no-op', async () => {
