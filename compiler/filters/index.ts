@@ -1,6 +1,6 @@
 // Data filters: partial evaluation results → SQL WHERE clauses and UCAST trees
 // (OPA's rego/compile package). The pipeline for one request:
-//   0. normalize.ts: variables bound to a column are replaced by the column;
+//   0. residual.ts: variables bound to a column are replaced by the column;
 //   1. prepareFilter(): everything that does not depend on the input, cached by
 //      the caller (path, targets, unknowns, mask rule): the constraint set of all
 //      requested targets, the short names the mappings allow, the planned mask rule;
@@ -21,8 +21,7 @@ import { checkResidual } from './checks.js';
 import { ConstraintSet, FilterASTErrors, FilterError, type SqlDialect, type TargetDialect } from './constraints.js';
 import { dataRefText } from './annotations.js';
 import { ucastToSql } from './sql.js';
-import { normalizeResidual } from './normalize.js';
-import { locateResidual, locationIndex, type LocationIndex } from './locations.js';
+import { locateResidual, locationIndex, normalizeResidual, type LocationIndex } from './residual.js';
 import { lookupMappings, queriesToUcast, shortsFromMappings, type TableMappings, type UcastNode } from './ucast.js';
 
 export * from './constraints.js';
@@ -32,8 +31,7 @@ export { ucastToSql, type SqlOptions } from './sql.js';
 export { filterAnnotations, ruleAt, dataPath, dataRefText, parseUnknowns, type FilterAnnotations } from './annotations.js';
 export { termText, exprText } from './term-text.js';
 export { typoHints, hintSites, type Hint, type HintSite } from './hints.js';
-export { locateResidual, locationIndex, type LocationIndex } from './locations.js';
-export { normalizeResidual } from './normalize.js';
+export { locateResidual, locationIndex, normalizeResidual, type LocationIndex } from './residual.js';
 
 /** compiler/partial's partialEval, as this module calls it. */
 export type PartialEvalFn = (
@@ -126,7 +124,7 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
   const ctx = { constraints: prepared.constraints, shorts: prepared.shorts };
   const queries = normalizeResidual(pq.queries);
   if (checkResidual(queries, pq.support, ctx).length > 0) {
-    // Report with the policy's locations where the residual has none (locations.ts).
+    // Report with the policy's locations where the residual has none (residual.ts).
     const index = (prepared.locations ??= locationIndex(policy.modules, spec.path));
     throw new FilterASTErrors(checkResidual(locateResidual(queries, index), pq.support, ctx));
   }
