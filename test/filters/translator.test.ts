@@ -2,9 +2,9 @@
 // evaluation produces, parsed with the query parser): fragment checks with OPA's
 // messages, UCAST trees, SQL per dialect, mappings. No partial evaluator involved.
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../compiler/index.js';
+import { compile, parseQuery } from '../../compiler/index.js';
 import type { Body } from '../../compiler/ast/nodes.js';
-import { ConstraintSet, checkResidual, queriesToUcast, translate, ucastToJS, ucastToSql, translateField, lookupMappings, type UcastNode } from '../../compiler/filters/index.js';
+import { ConstraintSet, FilterASTErrors, filterAnnotations, checkResidual, queriesToUcast, translate, ucastToJS, ucastToSql, translateField, lookupMappings, type UcastNode } from '../../compiler/filters/index.js';
 import { fromJS } from '../../runtime/index.js';
 
 const q = (...bodies: string[]): Body[] => bodies.map((b) => (b === '' ? [] : parseQuery(b, 'filters.rego')));
@@ -101,5 +101,26 @@ describe('mappings', () => {
     expect(() => lookupMappings({ postgresql: 'nope' }, 'sql', 'postgresql')).toThrow('mappings: invalid mappings for dialect postgresql');
     expect(() => lookupMappings({ fruit: { $self: 123 } }, 'sql', 'postgresql')).toThrow('mappings: invalid mappings: fruit.$self: expected string, got int');
     expect(translateField('name', { name: { $table: 'fruit' }, fruit: { $self: 'F', name: 'N' } })).toBe('F.N');
+  });
+});
+
+describe('compile: annotations', () => {
+  const ann = (text: string, path = ['p', 'include']) => filterAnnotations(compile([{ file: 'p.rego', text }]).modules, path);
+  it('unknowns are the union along the chain; the first mask_rule wins, relative to the package', () => {
+    const text = '# METADATA\n# scope: package\n# compile:\n#   unknowns: [input.a]\n#   mask_rule: pkg_mask\npackage p\n# METADATA\n# scope: document\n# compile:\n#   unknowns: [input.b]\n#   mask_rule: data.other.m\ninclude if input.a.x == input.b.y\n';
+    expect(ann(text)).toEqual({ unknowns: ['input.b', 'input.a'], maskRule: ['other', 'm'] });
+  });
+  it('custom: is read when compile: is absent (policies written for EOPA before 1.44)', () => {
+    expect(ann('package p\n# METADATA\n# custom:\n#   unknowns: [input.t]\n#   mask_rule: m\ninclude if input.t.c == 1\n')).toEqual({ unknowns: ['input.t'], maskRule: ['p', 'm'] });
+  });
+  it('no rule at the path: nothing; bad refs: invalid_unknown at the METADATA block', () => {
+    expect(ann('package p\nother := 1\n')).toEqual({ unknowns: [] });
+    let caught: unknown;
+    try {
+      ann('package p\n# METADATA\n# compile:\n#   unknowns: [foo.bar, input.ok]\ninclude if true\n');
+    } catch (e) {
+      caught = e;
+    }
+    expect((caught as FilterASTErrors).errors.map((e) => e.toJSON())).toEqual([{ code: 'invalid_unknown', message: 'unknowns must be prefixed with `input` or `data`: foo.bar', location: { file: 'p.rego', row: 2, col: 1 } }]);
   });
 });
