@@ -139,7 +139,8 @@ export type FilterErrorCode = 'pe_fragment_error' | 'invalid_unknown' | 'invalid
 /** One AST-level error of the filter pipeline, as OPA's ast.Error serializes it. */
 export class FilterASTError {
   constructor(
-    readonly code: FilterErrorCode,
+    /** Ours, or a compile error's code passed through (`rego_type_error`, …). */
+    readonly code: FilterErrorCode | string,
     readonly message: string,
     readonly location?: Location,
     readonly details?: string,

@@ -18,7 +18,8 @@ import type { CompiledPolicy } from '../policy.js';
 import type { Value } from '../../runtime/value/value.js';
 import { RObject } from '../../runtime/value/value.js';
 import { checkResidual } from './checks.js';
-import { ConstraintSet, FilterASTErrors, FilterError, type SqlDialect, type TargetDialect } from './constraints.js';
+import { ConstraintSet, FilterASTError, FilterASTErrors, FilterError, type SqlDialect, type TargetDialect } from './constraints.js';
+import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { dataRefText } from './annotations.js';
 import { ucastToSql } from './sql.js';
 import { locateResidual, locationIndex, normalizeResidual, type LocationIndex } from './residual.js';
@@ -112,14 +113,14 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
     timers.timer_compile_eval_mask_rule_ns = Number(now() - t);
   }
   let t = now();
-  const pq = opts.partialEval(policy, prepared.query, {
+  const pq = asFilterErrors(() => opts.partialEval(policy, prepared.query, {
     unknowns: spec.unknowns,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.data !== undefined ? { data: opts.data } : {}),
     ...(spec.disableInlining ? { disableInlining: spec.disableInlining } : {}),
     nondeterministicBuiltins: true,
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
-  });
+  }));
   timers.timer_rego_partial_eval_ns = Number(now() - t);
   const ctx = { constraints: prepared.constraints, shorts: prepared.shorts };
   const queries = normalizeResidual(pq.queries);
@@ -132,6 +133,19 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
   const filters = translate(queries, spec, masks);
   timers.timer_compile_translate_queries_ns = Number(now() - t);
   return { filters, timers };
+}
+
+/** Compile errors of partial evaluation are reported like the fragment errors (OPA: 400 evaluation_error). */
+function asFilterErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RegoErrors || e instanceof RegoError) {
+      const errs = e instanceof RegoErrors ? e.errors : [e];
+      throw new FilterASTErrors(errs.map((x) => new FilterASTError(x.code, x.message, x.location)));
+    }
+    throw e;
+  }
 }
 
 /** Residual bodies → one filter per requested target (the translation step alone). */

@@ -14,14 +14,14 @@
 // body problems 400 invalid_parameter, fragment/annotation errors 400
 // evaluation_error, translation and target problems 500 internal_error.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { filters as f, RegoError, RegoErrors } from '../../compiler/index.js';
+import { filters as f } from '../../compiler/index.js';
 import * as compiler from '../../compiler/index.js';
 import { fromJS, type Value } from '../../runtime/index.js';
 import { documentMember, goTypeMismatch, requestDocument } from './body.js';
 import { readBody } from './body-reader.js';
 import { FilterCaches } from './compile-filters-cache.js';
 import { RequestMetrics, type ServerContext } from './context.js';
-import { ApiError, badRequest } from './errors.js';
+import { badRequest } from './errors.js';
 import { ValueJSON, stringify } from './json.js';
 import { QueryParams, pathSegments } from './params.js';
 import { sendTyped } from './reply.js';
@@ -176,7 +176,7 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
   const partialEval = partialEvaluator();
   if (!partialEval) throw new f.FilterError('partial evaluation is not available in this build');
   const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
-  const run = runCompile(() => f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}) }));
+  const run = f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}) });
   Object.assign(timers, run.timers);
   let result: unknown;
   if (multi) {
@@ -193,19 +193,6 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
   const withMetrics = params.bool('metrics') || params.bool('instrument');
   const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints: hints.length > 0 ? hints : undefined }, params.bool('pretty'));
   return sendTyped(req, reply, 200, accept, text);
-}
-
-/** Partial evaluation's compile-time errors are request errors (OPA: 400 evaluation_error). */
-function runCompile(fn: () => f.FilterRun): f.FilterRun {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof RegoErrors || e instanceof RegoError) {
-      const errs = e instanceof RegoErrors ? e.errors : [e];
-      throw new ApiError(400, 'evaluation_error', 'error(s) occurred while evaluating query', errs.map((x) => x.toJSON()));
-    }
-    throw e;
-  }
 }
 
 export function registerCompileFilterRoutes(app: FastifyInstance, ctx: ServerContext): FilterCaches {
