@@ -11,6 +11,8 @@
 // renders its json.Number values; `quoteNumbers: false` writes bare numbers (the
 // library's behaviour for Go ints, used by OPA's own renderer tests).
 //
+// Identifiers are written raw when they are plain names (every name OPA's tests
+// use); any other part of a `table.column` is quoted per dialect.
 // Escaping is the only place user text enters SQL. postgresql (E-strings) and
 // mysql use v1.38.1's backslash escapes (NUL \0, \b, \n, \r, \t, 0x1A \Z, ' \',
 // " \", \ \\), which both servers read back exactly. sqlite and sqlserver do not
@@ -41,6 +43,8 @@ export function ucastToSql(node: UcastNode | undefined, dialect: SqlDialect, opt
 
 interface Renderer {
   dialect: SqlDialect;
+  /** A quoted identifier part (only used for parts that are not plain names). */
+  quoteIdent(part: string): string;
   /** A string literal. */
   string(s: string): string;
   /** LIKE with a pattern made of literal parts around `%` wildcards. */
@@ -75,14 +79,18 @@ function likeEscape(s: string): string {
 const backslashLike = (quote: (s: string) => string) => (field: string, prefix: string, text: string, suffix: string) =>
   `${field} LIKE ${quote(prefix + likeEscape(text) + suffix)}`;
 
+const doubleQuoted = (p: string) => `"${p.replace(/"/g, '""')}"`;
+
 const postgres: Renderer = {
   dialect: 'postgresql',
+  quoteIdent: doubleQuoted,
   string: (s) => `E'${backslashEscape(s)}'`,
   like: backslashLike((s) => `E'${backslashEscape(s)}'`),
 };
 
 const mysql: Renderer = {
   dialect: 'mysql',
+  quoteIdent: (p) => `\`${p.replace(/`/g, '``')}\``,
   string: (s) => `'${backslashEscape(s)}'`,
   like: backslashLike((s) => `'${backslashEscape(s)}'`),
 };
@@ -90,6 +98,7 @@ const mysql: Renderer = {
 const sqlserverString = (s: string) => `N'${s.replace(/'/g, "''")}'`;
 const sqlserver: Renderer = {
   dialect: 'sqlserver',
+  quoteIdent: (p) => `[${p.replace(/]/g, ']]')}]`,
   string: sqlserverString,
   like: (field, prefix, text, suffix) => {
     const escaped = text.replace(/[\\_%[]/g, (c) => `\\${c}`);
@@ -101,6 +110,7 @@ const sqlserver: Renderer = {
 const sqliteString = (s: string) => `'${s.replace(/'/g, "''").replace(/\0/g, "'||char(0)||'")}'`;
 const sqlite: Renderer = {
   dialect: 'sqlite',
+  quoteIdent: doubleQuoted,
   string: sqliteString,
   like: (field, prefix, text, suffix) => {
     const escaped = likeEscape(text);
@@ -127,7 +137,8 @@ function condition(node: UcastNode, r: Renderer, quoteNumbers: boolean): string 
         return `NOT ${parts[0]}`;
     }
   }
-  const { field, operator, value } = node;
+  const { operator, value } = node;
+  const field = identifier(node.field, r);
   if (value === null) {
     if (operator === 'eq') return `${field} IS NULL`;
     if (operator === 'ne') return `${field} IS NOT NULL`;
@@ -153,8 +164,21 @@ function literalText(v: Value | FieldRef): string {
   return v instanceof FieldRef ? v.field : toJSONText(v);
 }
 
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+
+/**
+ * A column as SQL text: `table.column` parts written as they are when they are
+ * plain names (OPA writes identifiers raw), quoted per dialect otherwise, so a
+ * name coming from input or mappings (`input.t[input.col]`, `$self`) cannot
+ * inject SQL.
+ */
+function identifier(field: string, r: Renderer): string {
+  if (field.split('.').every((p) => PLAIN_NAME.test(p))) return field;
+  return field.split('.').map((p) => (PLAIN_NAME.test(p) ? p : r.quoteIdent(p))).join('.');
+}
+
 function literal(v: Value | FieldRef, r: Renderer, quoteNumbers: boolean): string {
-  if (v instanceof FieldRef) return v.field;
+  if (v instanceof FieldRef) return identifier(v.field, r);
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
   if (typeof v === 'string') return r.string(v);

@@ -59,6 +59,14 @@ describe('SQL escaping', () => {
     expect(ucastToSql(f('a\0b'), 'sqlite')).toBe("WHERE t.c = 'a'||char(0)||'b'");
     expect(ucastToSql(f('a_b', 'startswith'), 'sqlserver')).toBe("WHERE t.c LIKE N'a\\_b%' ESCAPE '\\'");
   });
+  it('plain identifiers raw, others quoted per dialect', () => {
+    const g = (field: string) => tree({ type: 'field', field, operator: 'eq', value: 1 });
+    expect(ucastToSql(g('public.fruits.name'), 'postgresql')).toBe("WHERE public.fruits.name = E'1'");
+    expect(ucastToSql(g('fruits.name = 1 OR 1=1 --'), 'postgresql')).toBe(`WHERE fruits."name = 1 OR 1=1 --" = E'1'`);
+    expect(ucastToSql(g('t.a"b'), 'sqlite')).toBe(`WHERE t."a""b" = '1'`);
+    expect(ucastToSql(g('t.a`b'), 'mysql')).toBe("WHERE t.`a``b` = '1'");
+    expect(ucastToSql(g('t.a]b c'), 'sqlserver')).toBe("WHERE t.[a]]b c] = N'1'");
+  });
   it('empty IN is false', () => {
     expect(ucastToSql(tree({ type: 'field', field: 't.c', operator: 'in', value: [] }), 'postgresql')).toBe('WHERE 0 = 1');
   });
