@@ -13,7 +13,8 @@ import type { Value } from '../../runtime/value/value.js';
 import type { Slots } from '../interp/frames.js';
 import type { Interpreter } from '../interp/interpreter.js';
 import { RUNTIME } from '../../runtime/scope.js';
-import { LOC, mkCall, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal, groundRootPath } from './terms.js';
+import { matches } from '../passes/check-types.js';
+import { eqExpr, LOC, mkCall, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal, groundRootPath } from './terms.js';
 import { localsOf, type Root, type World } from './world.js';
 import type { PartialRules } from './rules.js';
 
@@ -193,8 +194,8 @@ export abstract class PartialExprs {
   /** The document at `root.path`: known, undefined, or a residual ref. */
   root(root: Root, path: Value[], k: KV): boolean {
     const r = this.world.resolve(root, path);
-    if (r === 'sym') return k(new Sym(mkRef(root, path.map(valueToTerm))));
-    if (r === 'opaque') return k(new Sym(mkRef(root, path.map(valueToTerm)), `the unknown ${root} as a whole after 'with' replaced part of it`));
+    if (r === 'sym') return k(new Sym(mkRef(root, path.map(valueToTerm)), undefined, true));
+    if (r === 'opaque') return k(new Sym(mkRef(root, path.map(valueToTerm)), `the unknown ${root} as a whole after 'with' replaced part of it`, true));
     return r === undefined ? false : k(r);
   }
 
@@ -206,8 +207,13 @@ export abstract class PartialExprs {
       }
       return k(new Sym(refAppend(valueToTerm(b), key.t)));
     }
-    if (!(key instanceof Sym)) {
+    if (!(key instanceof Sym) && b.doc) {
       const g = groundRootPath(b.raw);
+      if (g && g.root === 'data' && typeof key !== 'string' && this.world.resolve('data', [...g.path, key]) === 'sym') {
+        // `x[2]` on a value of unknown data is not the store's `data.a[2]` (which reads key "2").
+        const x = this.fresh(undefined);
+        return this.save(eqExpr(x, b.t), () => k(new Sym(refAppend(x, valueToTerm(key)))));
+      }
       if (g) return this.root(g.root, [...g.path, key], k);
     }
     return k(new Sym(refAppend(b.t, toTerm(key))));
@@ -226,6 +232,10 @@ export abstract class PartialExprs {
       const v = this.ip.invoke(def, name, args as Value[], c, loc);
       return v === undefined ? false : k(v);
     }
+    // OPA drops a residual body that fails to type-check (PassesTypeCheck): a known
+    // argument of the wrong type makes the call undefined (an error in strict mode).
+    const types = def.decl.args;
+    if (args.some((a, i) => !(a instanceof Sym) && types[i] !== undefined && !matches(a, types[i]!))) return false;
     return k(new Sym(mkCall(name, args.map(toTerm), loc, opLoc)));
   }
 

@@ -31,9 +31,27 @@ function binding(e: Expr, live: Set<string>): { v: string; t: Term } | undefined
   return undefined;
 }
 
+/** A ref into data: a non-string key after it would be a store lookup (`data.a[2]` reads key "2"), not a value's. */
+function dataRef(t: Term): boolean {
+  return t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'data';
+}
+
+/** `v[k]` with a key that is not a string (or not known to be one). */
+function nonStringKeyUse(e: Expr, v: string): boolean {
+  let found = false;
+  const check = (t: Term): void => {
+    forEachTerm(t, (x) => {
+      if (x.kind === 'ref' && x.head.kind === 'var' && x.head.name === v && x.path.length > 0 && x.path[0]!.kind !== 'string') found = true;
+    });
+  };
+  if (e.body.type === 'term') check(e.body.term);
+  return found;
+}
+
 /** Whether `v` occurs in `e` only where a possibly-undefined term may replace it. */
-function safeUse(e: Expr, v: string): boolean {
+function safeUse(e: Expr, v: string, t?: Term): boolean {
   if (!exprVars(e).has(v)) return true;
+  if (t && dataRef(t) && nonStringKeyUse(e, v)) return false;
   if (e.negated || e.with.length > 0 || e.body.type !== 'term') return false;
   let ok = true;
   const visit = (t: Term, inClosure: boolean): void => {
@@ -86,7 +104,7 @@ export function copyPropagate(body: Body, live: Set<string>): Body {
         }
         continue;
       }
-      if (!alwaysDefined(bd.t) && !others.every((e) => safeUse(e, bd.v))) continue;
+      if (!alwaysDefined(bd.t) && !others.every((e) => safeUse(e, bd.v, bd.t))) continue;
       b = others.map((e) => substExpr(e, bd.v, bd.t));
       changed = true;
       break;

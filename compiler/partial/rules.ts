@@ -239,8 +239,9 @@ export class PartialRules {
       const head: RuleHead = { ref: [mkVar(name), ...keys], assign: false, contains: false, loc: LOC };
       if (g.kind === 'function') Object.assign(head, { args, value });
       else if (g.kind === 'set' || (g.kind === 'object' && g.leafSet)) Object.assign(head, { key: value, contains: true });
-      else if (!(value.kind === 'boolean' && value.value === true)) head.value = value; // `p if …` implies true
       const trivial = body.length === 1 && body[0]!.body.type === 'term' && body[0]!.body.term.kind === 'boolean' && body[0]!.body.term.value === true;
+      // `p if …` implies true; a rule without a body needs its value written.
+      if (g.kind !== 'function' && g.kind !== 'set' && !(g.kind === 'object' && g.leafSet) && (trivial || !(value.kind === 'boolean' && value.value === true))) head.value = value;
       return { kind: 'rule' as const, default: false, head, body: trivial ? [] : body, loc: LOC };
     });
   }

@@ -21,6 +21,8 @@ export class Sym {
     private readonly term: Term,
     /** Set for a document that may only be looked into, never used whole (why, as an error). */
     readonly opaque?: string,
+    /** A ref into the input or data document itself (looking further into it may reach known parts). */
+    readonly doc = false,
   ) {}
 
   get t(): Term {

@@ -67,13 +67,15 @@ function fromJSRow(r: Record<string, Value>): Value {
 }
 
 /** Run one case; `baseline` holds the ids that pass the normal conformance run. */
-export function checkCase(c: LoadedCase, baseline: Set<string>, mode: 'inline' | 'support' = 'inline'): Verdict {
-  if (c.input === undefined && c.input_term === undefined) return { status: 'skip', reason: 'no input' };
+export type Mode = 'inline' | 'support' | 'field' | 'data';
+
+export function checkCase(c: LoadedCase, baseline: Set<string>, mode: Mode = 'inline'): Verdict {
+  if (mode !== 'data' && c.input === undefined && c.input_term === undefined) return { status: 'skip', reason: 'no input' };
   if (c.want_error !== undefined || c.want_error_code !== undefined) return { status: 'skip', reason: 'the case expects an error, not a result' };
   if (!baseline.has(c.id)) return { status: 'skip', reason: 'the case does not pass the normal conformance run' };
   const saved = withEnv(c.env);
   try {
-    const input = c.input_term !== undefined ? regent.termToValue(regent.parseTerm(c.input_term)) : fromJS(c.input);
+    const input = c.input_term !== undefined ? regent.termToValue(regent.parseTerm(c.input_term)) : c.input !== undefined ? fromJS(c.input) : undefined;
     const data = fromJS(c.data ?? {});
     const opts = c.v0_compatible ? { v0Compatible: true } : {};
     const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
@@ -82,7 +84,7 @@ export function checkCase(c: LoadedCase, baseline: Set<string>, mode: 'inline' |
     const strict = c.strict_error === true;
     const deadline = Date.now() + 10_000;
     const want = prepared
-      .eval({ input, data, strictBuiltinErrors: strict, deadline })
+      .eval({ ...(input !== undefined ? { input } : {}), data, strictBuiltinErrors: strict, deadline })
       .filter((r) => r.expressions.every((x) => x.value !== undefined && x.value !== false))
       .map((r) => r.bindings);
     const vars = new Set(prepared.vars);
@@ -91,7 +93,21 @@ export function checkCase(c: LoadedCase, baseline: Set<string>, mode: 'inline' |
     try {
       // 'support' mode names every package in disableInlining, so rules become support modules.
       const disableInlining = mode === 'support' ? policy.modules.map((m) => formatTerm({ kind: 'ref', head: m.package.path[0]!, path: m.package.path.slice(1), loc: m.package.loc })) : [];
-      pe = regent.partialEval(policy, c.query, { unknowns: ['input'], data, deadline, disableInlining });
+      // 'field' mode: only the input's first key is unknown, the rest is known input.
+      let unknowns = ['input'];
+      if (mode === 'field') {
+        const first = input instanceof RObject ? input.keys().find((k) => typeof k === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) : undefined;
+        if (first === undefined) return { status: 'skip', reason: 'the input has no field to make unknown' };
+        unknowns = [`input.${first as string}`];
+      }
+      // 'data' mode: `input` and the data's first top-level document are unknown; the residual runs with the data.
+      if (mode === 'data') {
+        const first = data instanceof RObject ? data.keys().find((k) => typeof k === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) : undefined;
+        if (first === undefined) return { status: 'skip', reason: 'the case has no data document to make unknown' };
+        if (policy.modules.some((m) => m.package.path[1]?.kind === 'string' && m.package.path[1].value === first)) return { status: 'skip', reason: 'rules live under the data document' };
+        unknowns = ['input', `data.${first as string}`];
+      }
+      pe = regent.partialEval(policy, c.query, { unknowns, ...(mode === 'field' ? { input } : {}), data, deadline, disableInlining });
     } catch (e) {
       if (e instanceof regent.PartialUnsupported) return { status: 'skip', reason: e.message };
       return { status: 'fail', reason: `partial evaluation failed: ${e instanceof Error ? e.message : String(e)}` };
@@ -108,7 +124,7 @@ export function checkCase(c: LoadedCase, baseline: Set<string>, mode: 'inline' |
       const text = residualText(q);
       let rows;
       try {
-        rows = residualPolicy.prepare(text).eval({ input, data: new RObject(), strictBuiltinErrors: strict, deadline });
+        rows = residualPolicy.prepare(text).eval({ ...(input !== undefined ? { input } : {}), data: mode === 'data' ? data : new RObject(), strictBuiltinErrors: strict, deadline });
       } catch (e) {
         return { status: 'fail', reason: `residual query ${text} failed: ${e instanceof Error ? e.message : String(e)}` };
       }
