@@ -55,6 +55,7 @@ export class PartialEvaluator extends PartialExprs {
 
   block(b: Block, i: number, f: Frame, k: K): boolean {
     if (i >= b.length) return k();
+    this.world.ctx.tick(); // the deadline (every 1024 steps)
     this.src = srcsOf(b)[i];
     return this.stmt(b[i]!, f, () => this.block(b, i + 1, f, k), locsOf(b)[i]!);
   }
