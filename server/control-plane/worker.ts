@@ -118,6 +118,7 @@ export class BundleWorker {
       })();
       phase = 'SYNC';
       const synced = await Promise.all(plan.sources.map((s) => this.syncSource(s, plan.pins.get(s.name))));
+      for (const s of synced) s.content.requirements = plan.order(s.content.requirements);
       phase = 'TRANSFORM';
       for (const s of synced) if (s.dsTree) applyTransforms(s.def, s.content.parts, s.dsTree);
       phase = 'BUILD';

@@ -192,7 +192,7 @@ describe('gcs (fake JSON API)', () => {
     const obj = gcs.objects.get('bundles/cli/app.tar.gz')!;
     expect(obj.metadata?.sha256).toBe(sha256(obj.bytes));
     expect(obj.metadata?.revision).toMatch(/^[0-9a-f]{64}$/);
-    expect((await readBack(obj.bytes)).modules).toEqual({ '/rules/rules.rego': 'package rules\nimport rego.v1\nallow if input.ok\n' });
+    expect((await readBack(obj.bytes)).modules).toEqual({ '/rules/rules.rego': 'package rules\n\nimport rego.v1\n\nallow if input.ok\n' });
 
     const second = await run();
     expect(second.code).toBe(0);

@@ -2,11 +2,14 @@
 // our compiler (errors fail the build as `build: N error(s) occurred: …`, OPA's
 // text), every data file (`.json`, `.yaml`, `.yml`) is merged into the base
 // document at its directory, the manifest gets revision, roots and rego_version,
-// and the bundle is written as a deterministic tar.gz in the layout of OPA's
-// bundle writer: `/data.json` and `/.manifest` are Go json.Encoder output (sorted
+// every module is then printed as OPA's compile step prints the modules of a
+// bundle (FormatModules: the formatter, respecting each module's `import
+// rego.v1`; a module the formatter cannot print stays as written), and the
+// bundle is written as a deterministic tar.gz in the layout of OPA's bundle
+// writer: `/data.json` and `/.manifest` are Go json.Encoder output (sorted
 // keys, HTML escaping, a trailing newline), modules sorted by path in between.
 import { load as loadYAML } from 'js-yaml';
-import { compile, RegoErrors } from '../../../compiler/index.js';
+import { compile, parseModule, RegoErrors } from '../../../compiler/index.js';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { fromJS, type Bundle } from '../../../runtime/index.js';
@@ -16,6 +19,7 @@ import { BuildError, messageOf } from './errors.js';
 import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
 import { formatRegoErrors, goJSON } from './gotext.js';
 import { v1Hint } from './rego-version.js';
+import { formatAsOPA } from './mounts.js';
 
 export { formatRegoErrors };
 
@@ -37,20 +41,32 @@ export async function buildBundle(a: Assembled, revision: string): Promise<Built
     if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}${v1Hint(e, modules, a.regoVersion)}`);
     throw new BuildError(`build: ${messageOf(e)}`);
   }
+  const printed = modules.map((m) => ({ path: m.path, text: formatted(m.text, m.path, a.regoVersion === 0) }));
   // The first path segment is the source directory, not part of the data path.
   const data = mergeDataFiles([...a.files], (p) => p.slice(p.indexOf('/') + 1));
   const bundle: Bundle = {
     manifest: { revision, roots: a.roots, rego_version: a.regoVersion },
-    modules,
+    modules: printed,
     data: fromJS(data),
   };
   const manifest = `{"revision":${goJSON(revision)},"roots":${goJSON(a.roots)},"rego_version":${a.regoVersion}}\n`;
   const entries = [
     { path: '/data.json', bytes: Buffer.from(goJSON(data) + '\n') },
-    ...modules.map((m) => ({ path: m.path, bytes: Buffer.from(m.text) })),
+    ...printed.map((m) => ({ path: m.path, bytes: Buffer.from(m.text) })),
     { path: '/.manifest', bytes: Buffer.from(manifest) },
   ];
   return { bundle, bytes: await gzip(await tarEntries(entries), { level: 9 }) };
+}
+
+/** One module as OPA prints it into a bundle; the text as written if that fails. */
+function formatted(text: string, path: string, v0: boolean): string {
+  try {
+    const out = formatAsOPA(parseModule(text, path, { v0Compatible: v0 }), text, v0);
+    parseModule(out, path, { v0Compatible: v0 });
+    return out;
+  } catch {
+    return text;
+  }
 }
 
 /** Merge every data file into one document, each at its directory (`rel` maps a file to its data-relative path). */

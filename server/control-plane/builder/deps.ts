@@ -4,7 +4,10 @@
 // under `data.stacks.<stack>` unless `automount: false` or the bundle option
 // `no_default_stack_mount`. The transitive closure of requirements is collected
 // breadth first; cycles, missing sources and two different `git.commit` pins for
-// one source are ConfigErrors.
+// one source are ConfigErrors. Every requirement list is taken in the order the
+// required sources were created (the `sources` list order), not as written: the
+// reference reads requirements back from its database through the (owner,
+// source id) primary key, so that is the order its roots come out in.
 import type { BundleDef, Requirement, SourceDef, StackDef } from '../contract.js';
 import { ConfigError } from './errors.js';
 import { stackApplies } from './selector.js';
@@ -20,6 +23,15 @@ export interface BundlePlan {
   sources: SourceDef[];
   /** Git commit pins from requirements: source name → commit. */
   pins: Map<string, string>;
+  /** Puts a requirement list in source creation order (as the reference stores it). */
+  order: <R extends Requirement>(reqs: readonly R[]) => R[];
+}
+
+/** Stable sort of requirements by the position of their source in `sources`. */
+export function requirementOrder(sources: SourceDef[]): <R extends Requirement>(reqs: readonly R[]) => R[] {
+  const rank = new Map(sources.map((s, i) => [s.name, i]));
+  const of = (r: Requirement): number => (r.source === undefined ? -1 : (rank.get(r.source) ?? sources.length));
+  return (reqs) => [...reqs].sort((a, b) => of(a) - of(b));
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -35,11 +47,12 @@ export function stackPrefix(stack: string, prefix: string | undefined): string {
 
 export function planBundle(bundle: BundleDefX, sources: SourceDef[], stacks: StackDef[]): BundlePlan {
   const byName = new Map(sources.map((s) => [s.name, s]));
-  const rootReqs: RequirementX[] = [...(bundle.requirements ?? [])];
+  const order = requirementOrder(sources);
+  const rootReqs: RequirementX[] = order(bundle.requirements ?? []);
   const noAutomount = bundle.options?.no_default_stack_mount === true;
   for (const stack of stacks) {
     if (!stackApplies(stack, bundle.labels)) continue;
-    for (const r of (stack.requirements ?? []) as RequirementX[]) {
+    for (const r of order((stack.requirements ?? []) as RequirementX[])) {
       if (noAutomount || r.automount === false) rootReqs.push(r);
       else rootReqs.push({ ...r, prefix: stackPrefix(stack.name, r.prefix) });
     }
@@ -65,7 +78,7 @@ export function planBundle(bundle: BundleDefX, sources: SourceDef[], stacks: Sta
       queue.push(src.requirements ?? []);
     }
   }
-  return { root: { name: bundle.name, requirements: rootReqs }, sources: ordered, pins };
+  return { root: { name: bundle.name, requirements: rootReqs }, sources: ordered, pins, order };
 }
 
 /** Depth-first search for a requirement cycle among sources. */

@@ -83,12 +83,7 @@ export function mountRego(tree: FileTree, mounts: Mount[], v0: boolean, label = 
     modules = next;
   }
   const out: FileTree = new Map();
-  for (const [p, mod] of modules) {
-    // OPA's formatter prints a v0 module that imports rego.v1 in v1 style (`allow := true`).
-    const mode = !v0 ? 'v1' : importsRegoV1(mod) ? 'v0-v1' : 'v0';
-    const text = formatModuleSource(mod, texts.get(p)!, { mode });
-    out.set(p, textBytes(text.endsWith('\n') ? text : text + '\n'));
-  }
+  for (const [p, mod] of modules) out.set(p, textBytes(formatAsOPA(mod, texts.get(p)!, v0)));
   return out;
 }
 
@@ -162,6 +157,17 @@ function moveRule(r: Rule, fn: (t: Term) => Term | undefined): Rule {
     body: mapBody(r.body, fn),
     else: r.else && moveRule(r.else, fn),
   };
+}
+
+/**
+ * A module as OPA's formatter prints it for a bundle: a v0 module that imports
+ * rego.v1 in v1 style (`allow if true` becomes `allow := true`), other v0
+ * modules in v0 style, v1 modules in v1; always ending with a newline.
+ */
+export function formatAsOPA(mod: Module, text: string, v0: boolean): string {
+  const mode = !v0 ? 'v1' : importsRegoV1(mod) ? 'v0-v1' : 'v0';
+  const out = formatModuleSource(mod, text, { mode });
+  return out.endsWith('\n') ? out : out + '\n';
 }
 
 function importsRegoV1(mod: Module): boolean {
