@@ -28,7 +28,7 @@ import { isPrefix } from './world.js';
 
 export class PartialRules {
   private readonly inProgress = new Set<number>();
-  private readonly supported = new Set<number>();
+  private readonly supported = new Set<string>();
   private readonly packages = new Map<string, { path: string[]; rules: Rule[] }>();
   disabled: string[][] = [];
 
@@ -187,12 +187,28 @@ export class PartialRules {
     return out.length > 0 ? out : [mkExpr({ kind: 'boolean', value: true, loc: LOC })];
   }
 
+  /**
+   * Where support rules go: `data.partial…`; inside a `with` (whose replacements the
+   * rules are evaluated under) a package of that World's own, `data.partial.__withN…`.
+   */
+  private prefix(): string[] {
+    const w = this.pe.world;
+    if (w.base) return ['partial'];
+    let n = this.worlds.get(w);
+    if (n === undefined) this.worlds.set(w, (n = ++this.worldCount));
+    return ['partial', `__with${n}`];
+  }
+
+  private readonly worlds = new WeakMap<object, number>();
+  private worldCount = 0;
+
   /** Write `g` as support rules under data.partial; returns the ref to use. */
   support(g: RuleGroup): Term & { kind: 'ref' } {
-    const ref = mkRef('data', ['partial', ...g.path]);
-    if (this.supported.has(g.id)) return ref;
-    if (!this.pe.world.base) throw new PartialUnsupported(`support rules for data.${g.path.join('.')} inside 'with'`);
-    this.supported.add(g.id);
+    const prefix = this.prefix();
+    const ref = mkRef('data', [...prefix, ...g.path]);
+    const key = `${prefix.join('.')}#${g.id}`;
+    if (this.supported.has(key)) return ref;
+    this.supported.add(key);
     const name = g.path[g.path.length - 1]!;
     const rules: Rule[] = [];
     for (const first of g.defs) {
@@ -218,7 +234,7 @@ export class PartialRules {
       const args = g.kind === 'function' ? Array.from({ length: g.arity ?? 0 }, () => this.pe.fresh(undefined)) : undefined;
       rules.push({ kind: 'rule', default: true, head: { ref: [mkVar(name)], args, value: valueToTerm(g.default), assign: true, contains: false, loc: LOC }, body: [], loc: LOC });
     }
-    this.addRules(['partial', ...g.path.slice(0, -1)], rules);
+    this.addRules([...prefix, ...g.path.slice(0, -1)], rules);
     return ref;
   }
 
