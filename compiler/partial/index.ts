@@ -51,7 +51,10 @@ export interface PartialResult {
 }
 
 /** An unknown or disableInlining ref that is not `input…`/`data…` (or does not parse). */
-export class PartialRefError extends Error {}
+export class PartialRefError extends Error {
+  /** Which option held it. */
+  field: 'unknowns' | 'disableInlining' = 'unknowns';
+}
 
 /** `data.a.b` / `input["x"]` → its root and constant path. */
 export function parseRootRef(text: string): { root: Root; path: Path } {
@@ -91,10 +94,17 @@ export function partialEval(policy: CompiledPolicy, query: string, opts: Partial
   const ctx = EvalContext.forQuery(opts.input, opts.data ?? new RObject(), false, undefined, opts.deadline);
   const world = new World(unknowns, ctx, new Deps(policy.ir, unknowns, ndb), true);
   const pe = new PartialEvaluator(world, new Interpreter(policy.ir, RUNTIME));
-  pe.rules.disabled = (opts.disableInlining ?? []).map((d) => {
-    const r = parseRootRef(d);
-    return r.root === 'data' ? (r.path as string[]) : [];
-  }).filter((p) => p.length > 0);
+  pe.rules.disabled = (opts.disableInlining ?? [])
+    .map((d) => {
+      try {
+        const r = parseRootRef(d);
+        return r.root === 'data' ? (r.path as string[]) : [];
+      } catch (e) {
+        if (e instanceof PartialRefError) e.field = 'disableInlining';
+        throw e;
+      }
+    })
+    .filter((p) => p.length > 0);
 
   // User variables of the query keep their names and are reported as bindings.
   const vars: { name: string; slot: number }[] = [];

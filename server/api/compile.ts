@@ -113,7 +113,7 @@ async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
     });
   } catch (e) {
     if (e instanceof RegoErrors || e instanceof RegoError) throw new ApiError(400, 'invalid_parameter', MSG.compileModules, regoErrors(e));
-    if (e instanceof PartialRefError) throw new ApiError(400, 'invalid_parameter', 'error(s) occurred while parsing unknowns', [{ code: 'rego_parse_error', message: e.message }]);
+    if (e instanceof PartialRefError) throw new ApiError(400, 'invalid_parameter', `error(s) occurred while parsing ${e.field}`, [{ code: 'rego_parse_error', message: e.message }]);
     if (e instanceof PartialUnsupported) throw new ApiError(500, 'internal_error', e.message);
     throw toApiError(e, 'query');
   }

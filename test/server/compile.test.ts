@@ -128,6 +128,9 @@ describe('POST /v1/compile', () => {
     const unknown = await post({ query: 'input.x > 0', unknowns: ['foo.bar'] });
     expect(unknown.status).toBe(400);
     expect(unknown.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while parsing unknowns' });
+    const di = await post({ query: 'input.x > 0', options: { disableInlining: ['not a ref'] } });
+    expect(di.status).toBe(400);
+    expect(di.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while parsing disableInlining' });
     expect((await call(server, 'GET', '/v1/compile')).status).toBe(405);
   });
 
