@@ -14,7 +14,8 @@ const USAGE = `Usage:
 
 Flags of run:
   -c, --config PATH     configuration file or directory (repeatable; default config.d when present)
-  -a, --addr ADDR       listen address, HOST:PORT or :PORT (default localhost:8282)
+  -a, --addr ADDR       listen address: HOST:PORT, :PORT, or a unix socket as unix://PATH,
+                        /PATH or ./PATH (default localhost:8282)
   -d, --data-dir DIR    working directory; SQLite lives at DIR/sqlite.db (default data)
       --log-level LEVEL debug, info, warn or error (default info)
   -h, --help            show this help
@@ -69,6 +70,13 @@ export function parseRunFlags(argv: string[]): RunFlags | string {
   return flags;
 }
 
+/** A unix socket address, as the reference reads `--addr`: `unix://PATH`, or a value starting with `/` or `./`. */
+export function unixSocketPath(addr: string): string | undefined {
+  if (addr.startsWith('unix://')) return addr.slice(7);
+  if (addr.startsWith('/') || addr.startsWith('./')) return addr;
+  return undefined;
+}
+
 /** `HOST:PORT`, `:PORT` (all interfaces) or `[v6]:PORT`. */
 export function parseAddr(addr: string): { host: string; port: number } | undefined {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr);
@@ -89,7 +97,8 @@ async function runCommand(argv: string[], io: IO): Promise<number> {
     io.out(USAGE);
     return 0;
   }
-  const addr = parseAddr(flags.addr);
+  const socketPath = unixSocketPath(flags.addr);
+  const addr = socketPath !== undefined ? { host: '', port: 0 } : parseAddr(flags.addr);
   if (!addr) {
     io.err(`regent control-plane run: invalid --addr "${flags.addr}"\n`);
     return 2;
@@ -100,7 +109,7 @@ async function runCommand(argv: string[], io: IO): Promise<number> {
   let cp;
   try {
     const config = loadConfigFiles(flags.configs);
-    cp = createControlPlane({ config, dataDir: flags.dataDir, host: addr.host, port: addr.port, logLevel: flags.logLevel });
+    cp = createControlPlane({ config, dataDir: flags.dataDir, host: addr.host, port: addr.port, socketPath, logLevel: flags.logLevel });
     await cp.start();
   } catch (e) {
     const msg = e instanceof ConfigError ? e.message : `start failed: ${(e as Error).message}`;

@@ -7,6 +7,7 @@
 // Each instance has its own metrics Registry (metrics.ts), served at /metrics and
 // fed by the /v1 routes, the default scheduler's builds and git syncs, and the
 // SQL storage's statements.
+import { chmod, lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
@@ -34,6 +35,8 @@ export interface ControlPlaneOptions {
   /** Listen address (default 127.0.0.1:8282; port 0 picks a free port). */
   host?: string;
   port?: number;
+  /** Listen on this unix domain socket instead (made world-writable, 0666, as the reference does). */
+  socketPath?: string;
   /** Logger; default: pino JSON on stderr at `logLevel`. */
   logger?: Logger;
   /** Where the default logger writes (tests capture it). */
@@ -154,7 +157,15 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     async start() {
       if (started) throw new Error('control plane already started');
       started = true;
-      const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8282 });
+      let url: string;
+      if (options.socketPath) {
+        const path = options.socketPath;
+        if ((await lstat(path).catch(() => undefined))?.isSocket()) await unlink(path);
+        url = await app.listen({ path });
+        await chmod(path, 0o666);
+      } else {
+        url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8282 });
+      }
       try {
         await store.migrate();
         await applyConfig(store, config);

@@ -4,9 +4,11 @@
 // `{"result":null}` for stacks and secrets, as the reference's Go structs marshal
 // them. The periodic rebuild logs "bundle built" at info only when the bundle
 // changed; unchanged rebuilds log at debug.
+import { spawn, spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServer, tarList, tarRead, workDir, writeAll, type Running } from './blackbox.js';
+import { freePort, REGENT, startServer, tarList, tarRead, workDir, writeAll, type Running } from './blackbox.js';
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -52,6 +54,24 @@ describe('item 8: empty list responses (run_api_prefix)', () => {
     const { cp } = await run('one', `${TOKENS}secrets:\n  s1: {type: token_auth, token: x}\n`);
     expect(await get(`${cp.url}/v1/secrets`)).toEqual({ status: 200, body: '{"result":["s1"]}\n' });
     expect(await get(`${cp.url}/v1/secrets?limit=1`)).toEqual({ status: 200, body: '{"result":["s1"]}\n' });
+  });
+});
+
+describe('--addr ./ocp.sock: a unix socket, as the reference\'s run tests use it', () => {
+  it('serves /health and the API on the socket, mode 0666', async () => {
+    const dir = join(root, 'sock');
+    await writeAll(dir, { 'config.d/config.yml': TOKENS });
+    const child = spawn(process.execPath, [REGENT, 'control-plane', 'run', '--config', 'config.d', '--data-dir', 'tmp', '--addr', './ocp.sock'], { cwd: dir, stdio: 'ignore' });
+    try {
+      const curl = (...a: string[]) => spawnSync('curl', ['-s', '--unix-socket', join(dir, 'ocp.sock'), ...a], { encoding: 'utf8' }).stdout;
+      for (let i = 0; i < 150 && curl('http://localhost/health') !== '{}\n'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(curl('http://localhost/health')).toBe('{}\n');
+      expect(curl('-H', 'Authorization: Bearer admin-key', 'http://localhost/v1/bundles')).toBe('{}\n');
+      expect(statSync(join(dir, 'ocp.sock')).mode & 0o777).toBe(0o666);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('close', r));
+    }
   });
 });
 
