@@ -217,7 +217,7 @@ export class PartialEvaluator extends PartialExprs {
         });
       }
       if (s.key.k !== 'bind' && s.key.k !== 'wild') throw new PartialUnsupported('destructuring keys of an unknown collection');
-      const kv = this.fresh(f, s.key.k === 'bind' ? s.key.slot : undefined);
+      const kv = this.fresh(f, s.key.k === 'bind' ? s.key.slot : undefined, true);
       if (s.key.k === 'bind') f.set(s.key.slot, new Sym(kv));
       return this.match(s.value, new Sym(refAppend(src.t, kv)), f, k);
     });

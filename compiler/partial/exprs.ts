@@ -36,6 +36,9 @@ export class Frame {
     this.syms = new Array(size);
   }
 
+  /** Generated vars named so far (see PartialExprs.fresh). */
+  generated = 0;
+
   get(slot: number): PVal | undefined {
     const s = this.syms[slot];
     return s !== undefined ? new Sym(s) : this.vals[slot];
@@ -78,9 +81,12 @@ export abstract class PartialExprs {
   }
 
   /** A fresh residual var named after a slot (OPA appends the frame id: `x1`, `$02`). */
-  fresh(f: Frame | undefined, slot?: number): Term & { kind: 'var' } {
-    const base = f && slot !== undefined ? (f.names[slot] ?? '$t') : '$t';
+  fresh(f: Frame | undefined, slot?: number, key = false): Term & { kind: 'var' } {
+    let base = f && slot !== undefined ? (f.names[slot] ?? '$t') : '$t';
     if (f?.query && !base.startsWith('$')) return { kind: 'var', name: base, loc: LOC };
+    // An iteration key the compiler generated: OPA's compiler names those `__localN__`,
+    // numbered after the rule's declared locals.
+    if (f && key && base.startsWith('$t')) base = `__local${f.names.filter((n) => !n.startsWith('$')).length + f.generated++}__`;
     const stem = base + String(f?.id ?? 0);
     let name = stem;
     for (let n = 1; this.used.has(name); n++) name = `${stem}_${n}`;

@@ -17,7 +17,6 @@ const tally = new Tally();
  * way Regent's does not reproduce; each is run and must still fail (so a fix shows).
  */
 const KNOWN_GAPS: Record<string, string> = {
-  'ppc/reference to other row': 'the message names a generated variable: compiler/partial calls it $t1_1 where OPA says __local1__1 (message and location otherwise equal)',
   'ppc/non-deterministic builtin opa.runtime()': "the vector assumes OPA's test server runtime {\"foo\": \"bar\", \"fox\": 100}; Regent's server gives opa.runtime() no such document",
 };
 
