@@ -11,14 +11,13 @@
 //   every       a known domain expands per member; an unknown one stays `every`;
 //   with        known replacement values give a derived World (input/data/functions).
 import type { Expr as AstExpr, Location, Term } from '../ast/nodes.js';
-import { insideUnknown, keptWithExpr } from './with.js';
-import type { Block, Pattern, Stmt, WithMod, Expr } from '../ir/ir.js';
+import { evalWith } from './with.js';
+import type { Block, Pattern, Stmt, Expr } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
-import type { FunctionOverride } from '../../runtime/eval/context.js';
 import { RUNTIME } from '../../runtime/scope.js';
 import { Frame, PartialExprs, type K } from './exprs.js';
-import { alwaysDefined, bodyVars, eqExpr, LOC, mkCall, mkExpr, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal } from './terms.js';
-import { bindsOf, localsOf, World } from './world.js';
+import { alwaysDefined, bodyVars, eqExpr, LOC, mkCall, mkExpr, mkRef, PartialUnsupported, refAppend, Sym, toTerm, type PVal } from './terms.js';
+import { bindsOf, localsOf } from './world.js';
 import { canInlineNegation, complementProduct, copyPropagate } from './residual.js';
 import { PartialRules } from './rules.js';
 
@@ -113,7 +112,7 @@ export class PartialEvaluator extends PartialExprs {
       case 'every':
         return this.every(s, f, k, loc);
       case 'with':
-        return this.with(s.mods, s.body, f, k, src);
+        return evalWith(this, s.mods, s.body, f, k, src);
       case 'print':
         return k();
     }
@@ -296,58 +295,6 @@ export class PartialEvaluator extends PartialExprs {
     });
   }
 
-  private with(mods: WithMod[], body: Block, f: Frame, k: K, src: AstExpr | undefined): boolean {
-    const values: Expr[] = [];
-    for (const m of mods) if (m.k !== 'function' || !('k' in m.value) || m.value.k !== 'fnref') values.push(m.value as Expr);
-    return this.exs(values, f, (vals) => {
-      if (vals.some((v) => v instanceof Sym)) throw new PartialUnsupported("'with' values that depend on unknowns");
-      // OPA keeps the expression, `with` and all; where that cannot be written (nested
-      // `with`, an expression binding variables…) the overlay below is just as sound.
-      if (insideUnknown(this, mods) && this.world.base && !bindsOf({ k: 'with', mods, body, loc: LOC }).some((slot) => !(f.names[slot] ?? '$').startsWith('$'))) {
-        let kept: AstExpr | undefined;
-        try {
-          kept = keptWithExpr(this, src, mods, vals as Value[], f);
-        } catch (e) {
-          if (!(e instanceof PartialUnsupported)) throw e;
-        }
-        if (kept) return this.save(kept, k);
-      }
-      const outerWorld = this.world;
-      const ctx = outerWorld.ctx.derive();
-      let world = outerWorld;
-      let i = 0;
-      for (const m of mods) {
-        if (m.k === 'function') {
-          const map = new Map<string, FunctionOverride>(ctx.fnOverrides ?? []);
-          const v = m.value;
-          if ('k' in v && v.k === 'fnref') map.set(m.name, v.group !== undefined ? { kind: 'group', group: v.group } : { kind: 'builtin', name: v.name });
-          else map.set(m.name, { kind: 'value', value: vals[i++] as Value });
-          ctx.fnOverrides = map;
-          continue;
-        }
-        const v = vals[i++] as Value;
-        if (m.k === 'input') ctx.input = m.path.length === 0 ? v : RUNTIME.setPath(ctx.input, m.path, v);
-        else {
-          ctx.data = RUNTIME.setPath(ctx.data, m.path, v);
-          ctx.dataOverrides = [...(ctx.dataOverrides ?? []), { path: m.path, value: v }];
-        }
-        world = world.withDoc(m.k, m.path, v, ctx);
-      }
-      const inner = world === outerWorld ? new World(world.unknowns, ctx, world.deps, false, world.overlays) : world;
-      this.world = inner;
-      try {
-        return this.block(body, 0, f, () => {
-          this.world = outerWorld;
-          try {
-            return k();
-          } finally {
-            this.world = inner;
-          }
-        });
-      } finally {
-        this.world = outerWorld;
-      }
-    });
-  }
+
 }
 

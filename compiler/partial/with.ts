@@ -1,4 +1,8 @@
-// Partial evaluation: an expression whose `with` replaces part of an unknown
+// Partial evaluation of `with`. Replacements by known values derive a World: input
+// or data replaced (the interpreter's EvalContext too, so known rules see them),
+// functions mocked; the body runs in it and the rest of the query in the outer one.
+//
+// An expression whose `with` replaces part of an unknown
 // document (`foo with input.fruits.colour as "red"`, `input.fruits` unknown) is
 // kept whole in the residual, as OPA does (evalWith disables inlining for the refs
 // of the expression and saves it with its `with` modifiers): the replacement must
@@ -11,13 +15,15 @@
 // input and data inside those support rules were resolved in the query's World,
 // which the `with` does not change (it only replaces paths under unknowns).
 import type { Expr as AstExpr, Term, With } from '../ast/nodes.js';
-import type { WithMod } from '../ir/ir.js';
+import type { Block, Expr, WithMod } from '../ir/ir.js';
+import type { FunctionOverride } from '../../runtime/eval/context.js';
+import { RUNTIME } from '../../runtime/scope.js';
 import type { Value } from '../../runtime/value/value.js';
 import { mapExpr, mapTerm } from '../ast/transform.js';
 import type { PartialEvaluator } from './eval.js';
-import type { Frame } from './exprs.js';
-import { LOC, mkRef, PartialUnsupported, toTerm, valueToTerm } from './terms.js';
-import { isPrefix } from './world.js';
+import type { Frame, K } from './exprs.js';
+import { LOC, mkRef, PartialUnsupported, Sym, toTerm, valueToTerm } from './terms.js';
+import { bindsOf, isPrefix, World } from './world.js';
 
 /** Whether a `with` target lies strictly inside an unknown document. */
 export function insideUnknown(pe: PartialEvaluator, mods: WithMod[]): boolean {
@@ -81,4 +87,58 @@ function supportRef(pe: PartialEvaluator, t: Term & { kind: 'ref' }, fn: boolean
   };
   all(node.id);
   return { ...t, path: [{ kind: 'string', value: 'partial', loc: t.loc }, ...t.path] };
+}
+
+export function evalWith(pe: PartialEvaluator, mods: WithMod[], body: Block, f: Frame, k: K, src: AstExpr | undefined): boolean {
+  const values: Expr[] = [];
+  for (const m of mods) if (m.k !== 'function' || !('k' in m.value) || m.value.k !== 'fnref') values.push(m.value as Expr);
+  return pe.exs(values, f, (vals) => {
+    if (vals.some((v) => v instanceof Sym)) throw new PartialUnsupported("'with' values that depend on unknowns");
+    // OPA keeps the expression, `with` and all; where that cannot be written (nested
+    // `with`, an expression binding variables…) the overlay below is just as sound.
+    if (insideUnknown(pe, mods) && pe.world.base && !bindsOf({ k: 'with', mods, body, loc: LOC }).some((slot) => !(f.names[slot] ?? '$').startsWith('$'))) {
+      let kept: AstExpr | undefined;
+      try {
+        kept = keptWithExpr(pe, src, mods, vals as Value[], f);
+      } catch (e) {
+        if (!(e instanceof PartialUnsupported)) throw e;
+      }
+      if (kept) return pe.save(kept, k);
+    }
+    const outerWorld = pe.world;
+    const ctx = outerWorld.ctx.derive();
+    let world = outerWorld;
+    let i = 0;
+    for (const m of mods) {
+      if (m.k === 'function') {
+        const map = new Map<string, FunctionOverride>(ctx.fnOverrides ?? []);
+        const v = m.value;
+        if ('k' in v && v.k === 'fnref') map.set(m.name, v.group !== undefined ? { kind: 'group', group: v.group } : { kind: 'builtin', name: v.name });
+        else map.set(m.name, { kind: 'value', value: vals[i++] as Value });
+        ctx.fnOverrides = map;
+        continue;
+      }
+      const v = vals[i++] as Value;
+      if (m.k === 'input') ctx.input = m.path.length === 0 ? v : RUNTIME.setPath(ctx.input, m.path, v);
+      else {
+        ctx.data = RUNTIME.setPath(ctx.data, m.path, v);
+        ctx.dataOverrides = [...(ctx.dataOverrides ?? []), { path: m.path, value: v }];
+      }
+      world = world.withDoc(m.k, m.path, ctx);
+    }
+    const inner = world === outerWorld ? new World(world.unknowns, ctx, world.deps, false, world.overlays) : world;
+    pe.world = inner;
+    try {
+      return pe.block(body, 0, f, () => {
+        pe.world = outerWorld;
+        try {
+          return k();
+        } finally {
+          pe.world = inner;
+        }
+      });
+    } finally {
+      pe.world = outerWorld;
+    }
+  });
 }

@@ -11,7 +11,6 @@ import type { Block, Expr, Pattern, PolicyIR, Stmt } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { EvalContext } from '../../runtime/eval/context.js';
 import { RUNTIME } from '../../runtime/scope.js';
-import { PartialUnsupported } from './terms.js';
 
 export type Root = 'input' | 'data';
 export type Path = Value[];
@@ -51,8 +50,8 @@ export class World {
     return doc === undefined ? undefined : RUNTIME.dig(doc, path as (string | number)[]);
   }
 
-  /** A world under `with` replacements of input or data by known values. */
-  withDoc(root: Root, path: string[], value: Value, ctx: EvalContext): World {
+  /** A world under a `with` replacement of input or data at `path` (the value is in `ctx`). */
+  withDoc(root: Root, path: string[], ctx: EvalContext): World {
     const us = this.unknowns[root];
     const kept = us.filter((u) => !isPrefix(path, u));
     const unknowns = { ...this.unknowns, [root]: kept };
