@@ -75,6 +75,25 @@ describe('--addr ./ocp.sock: a unix socket, as the reference\'s run tests use it
   });
 });
 
+describe('environment variables in tokens and the database DSN (run_env_vars)', () => {
+  it('expands ${API_TOKEN} and ${SQLITE_FILE}; lower-case bearer works', async () => {
+    const dir = join(root, 'env');
+    await writeAll(dir, {
+      'config.d/bundle.yml': 'tokens:\n  api01:\n    api_key: ${API_TOKEN}\n    scopes:\n    - role: viewer\ndatabase:\n  sql:\n    driver: sqlite3\n    dsn: ${SQLITE_FILE}\nbundles:\n  hello-world:\n    object_storage:\n      filesystem:\n        path: bundles/hello-world/bundle.tar.gz\n',
+    });
+    const port = await freePort();
+    const cp = await startServer(['control-plane', 'run', '--addr', `127.0.0.1:${port}`, '--config', 'config.d/bundle.yml'], dir, `http://127.0.0.1:${port}`, '/health', { API_TOKEN: 'sesame', SQLITE_FILE: 'sqlite123.db' });
+    try {
+      const r = await fetch(`${cp.url}/v1/bundles`, { headers: { authorization: 'bearer sesame' } });
+      expect(r.status).toBe(200);
+      expect(((await r.json()) as { result: { name: string }[] }).result.map((b) => b.name)).toEqual(['hello-world']);
+    } finally {
+      await cp.stop();
+    }
+    expect(statSync(join(dir, 'sqlite123.db')).isFile()).toBe(true);
+  });
+});
+
 describe('item 11: a quiet timer (run_basic)', () => {
   it('builds the bundle of build_basic, then logs "bundle built" once while rebuilding every second', async () => {
     const { cp, dir } = await run(

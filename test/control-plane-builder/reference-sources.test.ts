@@ -64,6 +64,30 @@ describe('source files', () => {
   });
 });
 
+describe('failures and literals', () => {
+  it('a git path that does not exist fails the bundle (build_git_local_path_not_found)', async () => {
+    const dir = await caseDir({
+      'repo/foo/policies/authz.rego': 'package foo.authz\nimport rego.v1\nallow if input.user == "admin"\n',
+      'config.d/bundle.yml': 'bundles:\n  hello-world:\n    object_storage:\n      filesystem:\n        path: bundles/a.tar.gz\n    requirements:\n    - source: git-local\n    - source: git-local1\nsources:\n  git-local:\n    git:\n      repo: ./repo/\n      reference: main\n      path: "bar" # DOES NOT EXIST\n  git-local1:\n    git:\n      repo: ./repo/\n      reference: main\n      path: "foo" # EXISTS',
+    });
+    gitInit(join(dir, 'repo'));
+    const r = await build(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^0\/1 bundles built and pushed successfully\n/m);
+    expect(r.stderr).toMatch(/source "git-local".*does not exist/);
+    expect(r.stderr).toContain('│ hello-world │ USER_ERROR │ source "git-local": git path "bar" does not exist │\n');
+  });
+
+  it('a quoted literal revision (build_revision_static)', async () => {
+    const dir = await caseDir({
+      'config.d/bundle.yml': 'bundles:\n  hello-world:\n    revision: \'"REVISION-091"\'\n    object_storage:\n      filesystem:\n        path: bundles/hello-world/bundle.tar.gz\n',
+    });
+    expect(await build(dir, '--non-interactive')).toEqual({ code: 0, stdout: '', stderr: '' });
+    const f = await tarRead(join(dir, 'bundles/hello-world/bundle.tar.gz'), join(dir, 'x'), ['.manifest']);
+    expect(f['.manifest']).toBe('{"revision":"REVISION-091","roots":[""],"rego_version":0}\n');
+  });
+});
+
 describe('run with a relative git URL (run_git_bundle_build)', () => {
   it('syncs ./repo/ from the working directory; git sync and build metrics as the reference names them', async () => {
     const dir = await caseDir({
