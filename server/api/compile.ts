@@ -6,19 +6,20 @@
 // and data; the reply is `{"result": {"queries": [...], "support": [...]}}` in OPA's
 // AST JSON, each key left out when empty (`{"result": {}}`: never true).
 // Query parameters: pretty, metrics, instrument (timers), explain (an empty
-// trace: partial evaluation records no trace events yet).
+// trace: partial evaluation records no trace events yet). The evaluation goes
+// through the engine (server/engine: worker pool or in-process) as a task of mode
+// 'partial'.
 // Errors: body problems and a missing query 400 invalid_parameter; a query that
 // does not parse 400 "error(s) occurred while parsing query"; one that does not
 // compile (unsafe vars, types) 400 "error(s) occurred while compiling module(s)";
 // a bad unknown ref 400; evaluation errors and unsupported constructs 500.
-// Partial evaluation runs on the main thread (see server/README.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyToJSON, moduleToJSON, parseQuery, partialEval, PartialRefError, PartialUnsupported, RegoError, RegoErrors } from '../../compiler/index.js';
-import { fromJS, type Value } from '../../runtime/index.js';
+import { parseQuery, RegoError, RegoErrors } from '../../compiler/index.js';
+import { fromWireError } from '../engine/evaluate.js';
 import { documentMember, goTypeMismatch, requestDocument, type ParsedDocument } from './body.js';
-import { RequestMetrics, type ServerContext } from './context.js';
+import { RequestMetrics, inputPayload, type ServerContext } from './context.js';
 import { ApiError, MSG, badRequest, toApiError } from './errors.js';
-import { stringify } from './json.js';
+import { RawJSON, stringify } from './json.js';
 import { QueryParams } from './params.js';
 import { sendJSON } from './reply.js';
 
@@ -26,7 +27,7 @@ const DECODE = 'error(s) occurred while decoding request';
 
 interface CompileRequest {
   query: string;
-  input?: Value;
+  inputDoc?: ParsedDocument;
   unknowns: string[];
   disableInlining?: string[];
   nondeterministicBuiltins: boolean;
@@ -58,7 +59,7 @@ export function readCompileBody(ctx: ServerContext, req: FastifyRequest): Compil
   const ik = member(o, 'input');
   if (ik !== undefined && doc) {
     const input: ParsedDocument | undefined = documentMember(doc, ik);
-    if (input !== undefined && input.js !== null) out.input = input.exact ?? fromJS(input.js as never);
+    if (input !== undefined && input.js !== null) out.inputDoc = input;
   }
   const uk = member(o, 'unknowns');
   const unknowns = uk === undefined ? undefined : stringList(o[uk], 'CompileRequestV1.unknowns');
@@ -91,7 +92,7 @@ async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
   metrics.add(timers);
   const body = readCompileBody(ctx, req);
   if (body.query.trim() === '') throw badRequest("missing required 'query' value");
-  let t = process.hrtime.bigint();
+  const t = process.hrtime.bigint();
   try {
     parseQuery(body.query, '', { v0Compatible: ctx.engine.v0Compatible });
   } catch (e) {
@@ -99,33 +100,36 @@ async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
     throw e;
   }
   timers.timer_rego_query_parse_ns = Number(process.hrtime.bigint() - t);
-  const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
-  t = process.hrtime.bigint();
-  let result;
-  try {
-    result = partialEval(ctx.engine.policy, body.query, {
-      unknowns: body.unknowns,
-      ...(body.input !== undefined ? { input: body.input } : {}),
-      data: ctx.engine.store.root,
-      ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}),
-      nondeterministicBuiltins: body.nondeterministicBuiltins,
-      ...(deadline ? { deadline } : {}),
-    });
-  } catch (e) {
-    if (e instanceof RegoErrors || e instanceof RegoError) throw new ApiError(400, 'invalid_parameter', MSG.compileModules, regoErrors(e));
-    if (e instanceof PartialRefError) throw new ApiError(400, 'invalid_parameter', `error(s) occurred while parsing ${e.field}`, [{ code: 'rego_parse_error', message: e.message }]);
-    if (e instanceof PartialUnsupported) throw new ApiError(500, 'internal_error', e.message);
-    throw toApiError(e, 'query');
+  // Through the engine like every decision: a worker thread evaluates it (or the main
+  // thread with --workers 0), against that evaluator's policy and data, within the
+  // evaluation deadline.
+  const { payload, exact } = inputPayload(body.inputDoc);
+  const outcome = await ctx.engine.evaluate(
+    {
+      query: body.query,
+      mode: 'partial',
+      partial: { unknowns: body.unknowns, ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}), nondeterministicBuiltins: body.nondeterministicBuiltins },
+      strictBuiltinErrors: false,
+      pretty: false,
+      ...(payload ? { input: payload } : {}),
+    },
+    exact,
+  );
+  metrics.addOutcome(outcome);
+  const err = outcome.error;
+  if (err) {
+    if (err.code === 'partial_unknowns' || err.code === 'partial_disableInlining') {
+      throw new ApiError(400, 'invalid_parameter', `error(s) occurred while parsing ${err.code.slice('partial_'.length)}`, [{ code: 'rego_parse_error', message: err.message }]);
+    }
+    if (err.code === 'partial_unsupported') throw new ApiError(500, 'internal_error', err.message);
+    if (err.kind === 'rego') throw new ApiError(400, 'invalid_parameter', MSG.compileModules, err.errors ?? []);
+    throw toApiError(fromWireError(err), 'query');
   }
-  timers.timer_rego_partial_eval_ns = Number(process.hrtime.bigint() - t);
-  const out: Record<string, unknown> = {};
-  if (result.queries.length > 0) out.queries = result.queries.map((q) => bodyToJSON(q));
-  if (result.support.length > 0) out.support = result.support.map((m) => moduleToJSON(m, { comments: false }));
   const text = stringify(
     {
       explanation: params.explain() ? [] : undefined,
       metrics: params.bool('metrics') || params.bool('instrument') ? metrics.snapshot() : undefined,
-      result: out,
+      result: new RawJSON(outcome.resultText ?? '{}'),
     },
     params.bool('pretty'),
   );

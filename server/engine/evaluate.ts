@@ -3,6 +3,7 @@
 // the current policy generation), and `run`, which evaluates one task and renders
 // its result as JSON text with OPA's timers.
 import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
+import { bodyToJSON, moduleToJSON, partialEval, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
 import { RObject, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value } from '../../runtime/index.js';
 import { explainEvaluation } from './explain.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
@@ -105,6 +106,30 @@ export class EvalCore {
     return { timers, cacheHit, resultText: value === undefined ? undefined : toJSONText(value, task.pretty ? '  ' : '') };
   }
 
+  /**
+   * Mode 'partial' (POST /v1/compile): partial evaluation; the result is OPA's AST JSON
+   * `{"queries"?, "support"?}`. Bad unknown/disableInlining refs and unsupported
+   * constructs come back as 'other' errors with codes `partial_unknowns`,
+   * `partial_disableInlining`, `partial_unsupported` (api/compile.ts maps them).
+   */
+  private partial(task: EvalTask, input: Value | undefined, timers: Record<string, number>): EvalOutcome {
+    const t = nowNs();
+    let r;
+    try {
+      const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
+      r = partialEval(this.policyValue, task.query, { unknowns: ['input'], ...task.partial, ...(input !== undefined ? { input } : {}), data: this.data, ...(deadline ? { deadline } : {}) });
+    } catch (e) {
+      if (e instanceof PartialRefError) return { timers, cacheHit: false, error: { kind: 'other', phase: 'parse', code: `partial_${e.field}`, message: e.message } };
+      if (e instanceof PartialUnsupported) return { timers, cacheHit: false, error: { kind: 'other', phase: 'eval', code: 'partial_unsupported', message: e.message } };
+      return { timers, cacheHit: false, error: toWireError(new PhaseError(e instanceof RegoErrors || e instanceof RegoError ? 'compile' : 'eval', e)) };
+    }
+    timers.timer_rego_partial_eval_ns = since(t);
+    const out: Record<string, unknown> = {};
+    if (r.queries.length > 0) out.queries = r.queries.map((q) => bodyToJSON(q));
+    if (r.support.length > 0) out.support = r.support.map((m) => moduleToJSON(m, { comments: false }));
+    return { timers, cacheHit: false, resultText: stringifyOpaJSON(out, '') };
+  }
+
   /** Evaluate one task; never throws (errors come back in the outcome). */
   run(task: EvalTask, input?: Value): EvalOutcome {
     const timers: Record<string, number> = {};
@@ -117,6 +142,7 @@ export class EvalCore {
         inputValue = decodeInput(task.input);
         timers.timer_rego_input_parse_ns = since(t);
       }
+      if (task.mode === 'partial') return this.partial(task, inputValue, timers);
       // Instrumented requests compile the query form, so its stages can be timed.
       if (task.path && !task.explain && !task.instrument && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
       const { prepared, hit } = this.prepare(task.query, timers, task.instrument === true);

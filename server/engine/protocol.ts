@@ -16,8 +16,10 @@ export interface EvalTask {
   generation: number;
   /** A Rego query, e.g. `data.rbac.allow` or `x := input.a`. */
   query: string;
-  /** 'value': the first expression's value; 'bindings': every row's bindings. */
-  mode: 'value' | 'bindings';
+  /** 'value': the first expression's value; 'bindings': every row's bindings; 'partial': partial evaluation (POST /v1/compile). */
+  mode: 'value' | 'bindings' | 'partial';
+  /** Mode 'partial': the options of compiler/partial's partialEval (input and data come from the task and the store). */
+  partial?: { unknowns: string[]; disableInlining?: string[]; nondeterministicBuiltins?: boolean } | undefined;
   /**
    * For Data API reads: the document path the query names (`['rbac', 'allow']`).
    * The evaluator then reads the document directly instead of running the query.

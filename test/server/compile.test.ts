@@ -142,3 +142,27 @@ describe('POST /v1/compile', () => {
     expect(c.json()).toMatchObject({ code: 'internal_error', errors: [{ code: 'eval_conflict_error' }] });
   });
 });
+
+describe('POST /v1/compile in a worker thread', () => {
+  let pooled: TestServer;
+  beforeAll(async () => {
+    pooled = await startTestServer({ workers: 1, evalTimeoutMs: 2000 });
+    expect((await putPolicy(pooled, 'example.rego', EXAMPLE)).status).toBe(200);
+    await call(pooled, 'PUT', '/v1/data/limits', { max: 3 });
+  });
+  afterAll(() => pooled.close());
+
+  it('evaluates through the worker pool with the store data, and reports errors as in-process', async () => {
+    const r = await call(pooled, 'POST', '/v1/compile', { query: 'data.example.allow == true', input: { subject: { clearance_level: 4 } }, unknowns: ['data.reports'] }, { 'content-type': 'application/json' });
+    expect(r.status).toBe(200);
+    expect(r.json()).toEqual({ result: { queries: [[GTE]] } });
+    const d = await call(pooled, 'POST', '/v1/compile', { query: 'input.n > data.limits.max' }, { 'content-type': 'application/json' });
+    expect(JSON.stringify(d.json())).toContain('{"type":"number","value":3}');
+    const bad = await call(pooled, 'POST', '/v1/compile', { query: 'input.x > 0', unknowns: ['nope'] }, { 'content-type': 'application/json' });
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ message: 'error(s) occurred while parsing unknowns' });
+    const slow = await call(pooled, 'POST', '/v1/compile', { query: 'some a in numbers.range(1, 400); some b in numbers.range(1, 400); some c in numbers.range(1, 400); a + b + c == input.n' }, { 'content-type': 'application/json' });
+    expect(slow.status).toBe(500);
+    expect(JSON.stringify(slow.json())).toContain('eval_cancel_error');
+  });
+});
