@@ -287,7 +287,12 @@ export abstract class PartialExprs {
       const xs = alts.map((a) => a.x[0] as Value);
       return k(e.kind === 'set' ? RUNTIME.RSet.of(xs) : xs);
     }
-    if (alts.length !== 1) throw new PartialUnsupported('comprehensions whose body has several residual alternatives');
+    if (alts.length > 1 && e.kind === 'set') {
+      // A set comprehension over alternatives is the union of one comprehension per alternative.
+      const parts: Term[] = alts.map((a) => ({ kind: 'setcomp', head: toTerm(a.x[0]), body: this.rules.finish(a.body, [a.x[0]], mark), loc: LOC }));
+      return k(new Sym(parts.reduce((acc, t) => mkCall('or', [acc, t], e.loc))));
+    }
+    if (alts.length !== 1) throw new PartialUnsupported('array and object comprehensions whose body has several residual alternatives');
     const [h, key] = alts[0]!.x;
     const body = this.rules.finish(alts[0]!.body, [h, key], mark);
     if (e.kind === 'object') return k(new Sym({ kind: 'objectcomp', key: toTerm(key!), value: toTerm(h), body, loc: LOC }));
