@@ -81,6 +81,16 @@ describe('item 1: bundle files as OPA bundle writer emits them (build_basic)', (
     expect(f['dir-paths/rules/rules.rego']).toBe('package rules\n\nimport rego.v1\n\nresult if input.yay\n');
   });
 
+  it('keeps JSON numbers as written and escapes HTML characters, as Go\'s encoder of json.Number', async () => {
+    const dir = await caseDir({
+      'd/x/data.json': '{"n": 1.0, "big": 12345678901234567890, "e": 1e3, "html": "<a&b>", "z": [0.10, -2]}',
+      'config.d/bundle.yml': 'bundles:\n  b:\n    object_storage: {filesystem: {path: out.tar.gz}}\n    requirements: [{source: d}]\nsources:\n  d: {directory: d, paths: ["**/*.json"]}\n',
+    });
+    expect(await build(dir, '--non-interactive')).toEqual({ code: 0, stdout: '', stderr: '' });
+    const f = await tarRead(join(dir, 'out.tar.gz'), join(dir, 'x'), ['data.json']);
+    expect(f['data.json']).toBe('{"x":{"big":12345678901234567890,"e":1e3,"html":"\\u003ca\\u0026b\\u003e","n":1.0,"z":[0.10,-2]}}\n');
+  });
+
   it('the content hash is opt-in: revision input.bundle.hash (build_revision_bundle_hash)', async () => {
     const dir = await caseDir({
       'config.d/bundle.yml': `bundles:

@@ -17,7 +17,7 @@ import { tarEntries } from '../../../runtime/bundles/write.js';
 import type { Assembled } from './assemble.js';
 import { BuildError, messageOf } from './errors.js';
 import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
-import { formatRegoErrors, goJSON } from './gotext.js';
+import { formatRegoErrors, goJSON, JSONNumber, parseJSONExact } from './gotext.js';
 import { v1Hint } from './rego-version.js';
 import { formatAsOPA } from './mounts.js';
 
@@ -43,15 +43,16 @@ export async function buildBundle(a: Assembled, revision: string): Promise<Built
   }
   const printed = modules.map((m) => ({ path: m.path, text: formatted(m.text, m.path, a.regoVersion === 0) }));
   // The first path segment is the source directory, not part of the data path.
-  const data = mergeDataFiles([...a.files], (p) => p.slice(p.indexOf('/') + 1));
+  const data = mergeDataFiles([...a.files], (p) => p.slice(p.indexOf('/') + 1), true);
+  const dataJSON = goJSON(data);
   const bundle: Bundle = {
     manifest: { revision, roots: a.roots, rego_version: a.regoVersion },
     modules: printed,
-    data: fromJS(data),
+    data: fromJS(JSON.parse(dataJSON)),
   };
   const manifest = `{"revision":${goJSON(revision)},"roots":${goJSON(a.roots)},"rego_version":${a.regoVersion}}\n`;
   const entries = [
-    { path: '/data.json', bytes: Buffer.from(goJSON(data) + '\n') },
+    { path: '/data.json', bytes: Buffer.from(dataJSON + '\n') },
     ...printed.map((m) => ({ path: m.path, bytes: Buffer.from(m.text) })),
     { path: '/.manifest', bytes: Buffer.from(manifest) },
   ];
@@ -69,27 +70,32 @@ function formatted(text: string, path: string, v0: boolean): string {
   }
 }
 
-/** Merge every data file into one document, each at its directory (`rel` maps a file to its data-relative path). */
-export function mergeDataFiles(files: [string, Uint8Array][], rel: (path: string) => string = (p) => p): Obj {
+/**
+ * Merge every data file into one document, each at its directory (`rel` maps a
+ * file to its data-relative path). `exact`: JSON numbers stay JSONNumbers (their
+ * text, as OPA keeps json.Number), for writing data.json.
+ */
+export function mergeDataFiles(files: [string, Uint8Array][], rel: (path: string) => string = (p) => p, exact = false): Obj {
   const data: Obj = {};
   const sorted = files.filter(([p]) => isDataFile(p)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [p, b] of sorted) {
     const segs = dirOf(rel(p)).split('/').filter((s) => s !== '');
-    mergeAt(data, segs, parseDataFile(p, bytesText(b)), p);
+    mergeAt(data, segs, parseDataFile(p, bytesText(b), exact), p);
   }
   return data;
 }
 
-function parseDataFile(path: string, text: string): unknown {
+function parseDataFile(path: string, text: string, exact: boolean): unknown {
   try {
-    return path.endsWith('.json') ? JSON.parse(text) : loadYAML(text);
+    if (path.endsWith('.json')) return exact ? parseJSONExact(text) : JSON.parse(text);
+    return loadYAML(text);
   } catch (e) {
     throw new BuildError(`build: ${path}: ${messageOf(e)}`);
   }
 }
 
 function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JSONNumber);
 }
 
 /** Merge `value` at `segs` into `root`; two non-object values at one path conflict. */

@@ -4,6 +4,9 @@
 //                U+2029 escaped as \u003c…, compact; the Encoder's trailing "\n"
 //                is added by the callers that write files.
 //   goList       fmt's %v of a []string: `[a b c]`.
+//   parseJSONExact  JSON with numbers kept as their text (JSONNumber), as OPA
+//                reads data files (json.Number), so `1.0`, `1e3` and integers
+//                beyond 2^53 reach data.json unchanged.
 //   regoErrors   OPA's ast.Errors.Error(): `1 error occurred: f:row: code: msg`,
 //                or `N errors occurred:` followed by one error per line; error
 //                details (source line and caret, have/want) follow as "\n\t" lines.
@@ -16,15 +19,93 @@ export function goJSON(v: unknown): string {
   return canonical(v).replace(HTML, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
+/** A JSON number kept as written. */
+export class JSONNumber {
+  constructor(readonly text: string) {}
+}
+
 function canonical(v: unknown): string {
   if (v === null || v === undefined) return 'null';
+  if (v instanceof JSONNumber) return v.text;
   if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
   if (typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o).sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    // Go sorts keys by their UTF-8 bytes; UTF-16 order agrees below U+D800.
+    const keys = Object.keys(o);
+    if (keys.some((k) => /[\ud800-\uffff]/.test(k))) keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    else keys.sort();
     return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(o[k])).join(',') + '}';
   }
   return JSON.stringify(v);
+}
+
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** Parse JSON, numbers as JSONNumber; invalid input throws JSON.parse's error. */
+export function parseJSONExact(text: string): unknown {
+  let i = 0;
+  const fail = (): never => {
+    JSON.parse(text); // the standard message for the same input
+    throw new SyntaxError(`Unexpected token in JSON at position ${i}`);
+  };
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const str = (): string => {
+    STRING.lastIndex = i;
+    const m = STRING.exec(text);
+    if (!m) return fail();
+    i += m[0].length;
+    return m[0].includes('\\') ? (JSON.parse(m[0]) as string) : m[0].slice(1, -1);
+  };
+  const value = (): unknown => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const o: Record<string, unknown> = {};
+      ws();
+      if (text[i] === '}') return i++, o;
+      for (;;) {
+        ws();
+        const k = str();
+        ws();
+        if (text[i++] !== ':') fail();
+        Object.defineProperty(o, k, { value: value(), enumerable: true, writable: true, configurable: true });
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i++] === '}') return o;
+        else fail();
+      }
+    }
+    if (c === '[') {
+      i++;
+      const a: unknown[] = [];
+      ws();
+      if (text[i] === ']') return i++, a;
+      for (;;) {
+        a.push(value());
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i++] === ']') return a;
+        else fail();
+      }
+    }
+    if (c === '"') return str();
+    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (text.startsWith(word, i)) return (i += word.length), v;
+    }
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (!m) return fail();
+    i += m[0].length;
+    return new JSONNumber(m[0]);
+  };
+  const v = value();
+  ws();
+  if (i !== text.length) fail();
+  return v;
 }
 
 /** fmt.Sprintf("%v", []string{...}). */
