@@ -106,7 +106,16 @@ export class PartialEvaluator extends PartialExprs {
       case 'scan':
         return this.scan(s, f, () => ((this.curLoc = loc), k()));
       case 'relation':
-        throw new PartialUnsupported(`${s.name} over unknowns`);
+        // `walk(T, [path, value])` over unknowns stays a call with its output pattern.
+        return this.exs(s.args, f, at((args) => {
+          if (!args.some((a) => a instanceof Sym)) {
+            const results = this.ip.invoke(this.ip.builtin(s.name, s.loc), s.name, args as Value[], this.world.ctx, s.loc);
+            if (!Array.isArray(results)) return false;
+            for (const r of results) if (this.match(s.out, r, f, k)) return true;
+            return false;
+          }
+          return this.patternTerm(s.out, f, (out) => this.save(mkExpr(mkCall(s.name, [...args.map(toTerm), out], s.loc), false, loc), k));
+        }));
       case 'not':
         return this.not(s.body, f, k, loc);
       case 'every':

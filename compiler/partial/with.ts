@@ -22,7 +22,7 @@ import type { Value } from '../../runtime/value/value.js';
 import { mapExpr, mapTerm } from '../ast/transform.js';
 import type { PartialEvaluator } from './eval.js';
 import type { Frame, K } from './exprs.js';
-import { LOC, mkRef, PartialUnsupported, Sym, toTerm, valueToTerm } from './terms.js';
+import { LOC, mkRef, PartialUnsupported, Sym, toTerm, type PVal } from './terms.js';
 import { bindsOf, isPrefix, World } from './world.js';
 
 /** Whether a `with` target lies strictly inside an unknown document. */
@@ -31,12 +31,12 @@ export function insideUnknown(pe: PartialEvaluator, mods: WithMod[]): boolean {
 }
 
 /** The residual expression: `src` plugged, with the modifiers' known values. */
-export function keptWithExpr(pe: PartialEvaluator, src: AstExpr | undefined, mods: WithMod[], values: Value[], f: Frame): AstExpr {
+export function keptWithExpr(pe: PartialEvaluator, src: AstExpr | undefined, mods: WithMod[], values: PVal[], f: Frame): AstExpr {
   if (!src || src.negated || src.notBody || src.body.type !== 'term') throw new PartialUnsupported("this form of 'with' over an unknown document");
   const withs: With[] = mods.map((m, i) => {
     if (m.k === 'function') throw new PartialUnsupported("'with' replacing functions and part of an unknown document");
     const target = m.path.length === 0 ? { kind: 'var' as const, name: m.k, loc: LOC } : mkRef(m.k, m.path);
-    return { kind: 'with', target, value: valueToTerm(values[i]!), loc: src.loc };
+    return { kind: 'with', target, value: toTerm(values[i]!), loc: src.loc };
   });
   const plugged = mapExpr({ ...src, with: [] }, (t) => plugTerm(pe, t, f));
   return { ...plugged, with: withs };
@@ -93,13 +93,21 @@ export function evalWith(pe: PartialEvaluator, mods: WithMod[], body: Block, f: 
   const values: Expr[] = [];
   for (const m of mods) if (m.k !== 'function' || !('k' in m.value) || m.value.k !== 'fnref') values.push(m.value as Expr);
   return pe.exs(values, f, (vals) => {
-    if (vals.some((v) => v instanceof Sym)) throw new PartialUnsupported("'with' values that depend on unknowns");
+    if (vals.some((v) => v instanceof Sym)) {
+      // OPA saves the expression when a value is unknown. That is right only where the
+      // support rules keep refs to what the `with` replaces: targets at or under unknowns.
+      const atUnknown = mods.every((m) => m.k !== 'function' && pe.world.unknowns[m.k].some((u) => isPrefix(u, m.path)));
+      if (!atUnknown || !pe.world.base || bindsOf({ k: 'with', mods, body, loc: LOC }).some((slot) => !(f.names[slot] ?? '$').startsWith('$'))) {
+        throw new PartialUnsupported("'with' values that depend on unknowns");
+      }
+      return pe.save(keptWithExpr(pe, src, mods, vals, f), k);
+    }
     // OPA keeps the expression, `with` and all; where that cannot be written (nested
     // `with`, an expression binding variables…) the overlay below is just as sound.
     if (insideUnknown(pe, mods) && pe.world.base && !bindsOf({ k: 'with', mods, body, loc: LOC }).some((slot) => !(f.names[slot] ?? '$').startsWith('$'))) {
       let kept: AstExpr | undefined;
       try {
-        kept = keptWithExpr(pe, src, mods, vals as Value[], f);
+        kept = keptWithExpr(pe, src, mods, vals, f);
       } catch (e) {
         if (!(e instanceof PartialUnsupported)) throw e;
       }

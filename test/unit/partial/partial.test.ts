@@ -188,4 +188,16 @@ f if big(input.n)
     expect(text(pe(src, 'data.ex.c'))).toEqual([expect.stringMatching(/^count\(\[(\S+) \| \1 = input\.xs\[\S+\]; \1 > 1\]\) > 2$/)]);
     expect(text(pe(src, 'data.ex.f'))).toEqual(['input.n > 10']);
   });
+
+  it('keeps walk over unknowns and with values that depend on unknowns', () => {
+    const src = `package ex
+paths contains p if walk(input.doc, [p, "x"])
+admin if input.role == "admin"
+w if admin with input.role as input.claimed
+`;
+    // The query's `q` is bound by the walk's output pattern; the last `q` is the ref's truth test.
+    expect(text(pe(src, 'data.ex.paths[q]'))).toEqual(['walk(input.doc, [q, "x"]); q']);
+    const w = pe(src, 'data.ex.w');
+    expect(text(w)).toEqual(['data.partial.ex.admin with input.role as input.claimed']);
+  });
 });
