@@ -42,13 +42,13 @@ export interface WorkerOptions {
 }
 
 /** The reference's log message for a failed phase. */
-function failureMessage(bundle: string, phase: Phase, error: string): string {
+function failureMessage(bundle: string, phase: Phase, error: string, source = ''): string {
   const b = JSON.stringify(bundle);
   switch (phase) {
     case 'SYNC':
       return `failed to synchronize bundle ${b}: ${error}`;
     case 'TRANSFORM':
-      return `failed to evaluate source for bundle ${b}: ${error}`;
+      return `failed to evaluate source ${JSON.stringify(source)} for bundle ${b}: ${error}`;
     case 'PUSH':
       return `failed to upload bundle ${b}: ${error}`;
     default:
@@ -89,6 +89,7 @@ export class BundleWorker {
     if (!def) return undefined;
     let phase: Phase = 'SYNC';
     let revision = '';
+    let transforming = '';
     const warnings: string[] = [];
     const finish = async (status: string, error: string, extra: Partial<BuildOutcome> = {}): Promise<BuildOutcome> => {
       const record: StatusRecord = { bundle_name: this.name, revision, phase, status, error_message: error, created_at: new Date().toISOString() };
@@ -100,7 +101,7 @@ export class BundleWorker {
         this.lastBuilt = built;
         this.opts.log?.(changed ? 'info' : 'debug', changed ? 'bundle built' : 'bundle built, not modified', { bundle: this.name, phase, status, revision });
       } else {
-        this.opts.log?.('warn', failureMessage(this.name, phase, error), { bundle: this.name, phase, status, revision });
+        this.opts.log?.('warn', failureMessage(this.name, phase, error, transforming), { bundle: this.name, phase, status, revision });
       }
       return { ...record, uploaded: false, durationMs: Date.now() - started, warnings, ...extra };
     };
@@ -120,7 +121,10 @@ export class BundleWorker {
       const synced = await Promise.all(plan.sources.map((s) => this.syncSource(s, plan.pins.get(s.name))));
       for (const s of synced) s.content.requirements = plan.order(s.content.requirements);
       phase = 'TRANSFORM';
-      for (const s of synced) if (s.dsTree) applyTransforms(s.def, s.content.parts, s.dsTree);
+      for (const s of synced) {
+        transforming = s.def.name;
+        if (s.dsTree) applyTransforms(s.def, s.content.parts, s.dsTree);
+      }
       phase = 'BUILD';
       const root: SourceContent = { name: plan.root.name, requirements: plan.root.requirements, parts: [] };
       const assembled = assemble(root, new Map(synced.map((s) => [s.def.name, s.content])), def.excluded_files ?? []);
