@@ -3,6 +3,7 @@ export * from './api.js';
 export { RegoError, RegoErrors } from './source/diagnostics.js';
 export type { Location } from './source/location.js';
 export { compile } from './policy.js';
+export { compileWasm, WasmUnsupportedError, type WasmCompileOptions } from './codegen/wasm/lazy.js';
 export { EvalError } from './eval/errors.js';
 export { parseModule, parseQuery, parseTerm } from './parser/index.js';
 export type { Module, Rule, RuleHead, Term, Expr, Body, With, Import, Package } from './ast/nodes.js';

@@ -1,0 +1,275 @@
+// IR blocks, statements, expressions and patterns → binaryen expressions, inside one
+// generated Wasm function (FnGen). Slots are Wasm locals; a block is a sequence in
+// which every statement that can fail does `br $fail`; `scan` becomes a loop whose
+// body holds the rest of the block, so backtracking is "br to the innermost loop".
+// Falling off the end of a sequence means "no more solutions here". Every value is
+// an i32 pointer into linear memory; 0 is undefined, and `check` turns it into a
+// branch to the current failure label, so expressions only ever yield real values.
+import binaryen from 'binaryen';
+import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
+import type { Linker } from './link.js';
+
+const I32 = binaryen.i32;
+type X = binaryen.ExpressionRef;
+
+import { WasmUnsupportedError } from './errors.js';
+
+export { WasmUnsupportedError };
+
+const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };
+const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4 };
+
+/** What a successful solution of a body does (code placed at the innermost point). */
+export type OnSuccess = (fail: string) => X[];
+
+export class FnGen {
+  private labels = 0;
+  private extra: number[] = [];
+  readonly check: number;
+
+  /** `params` Wasm params; slots of the bodies start at `slotBase`; `slots` = max frame size. */
+  constructor(readonly L: Linker, readonly params: number, readonly slots: number) {
+    this.check = this.temp();
+  }
+
+  get m(): binaryen.Module {
+    return this.L.m;
+  }
+
+  label(kind: string): string {
+    return `${kind}${this.labels++}`;
+  }
+
+  temp(): number {
+    const idx = this.params + this.slots + this.extra.length;
+    this.extra.push(I32);
+    return idx;
+  }
+
+  varTypes(): number[] {
+    return [...new Array<number>(this.slots).fill(I32), ...this.extra];
+  }
+
+  slot(s: number): number {
+    if (s >= this.slots) throw new WasmUnsupportedError(`slot ${s} beyond frame`);
+    return this.params + s;
+  }
+
+  get(i: number): X {
+    return this.m.local.get(i, I32);
+  }
+
+  rt(name: string, args: X[], type = I32): X {
+    return this.m.call(this.L.rt(name), args, type);
+  }
+
+  /** The value of `e`, branching to `fail` when it is undefined (0). */
+  checked(e: X, fail: string): X {
+    const m = this.m;
+    return m.block(null, [m.local.set(this.check, e), m.br(fail, m.i32.eqz(this.get(this.check))), this.get(this.check)], I32);
+  }
+
+  // ------------------------------------------------------------ blocks
+
+  /** Statements `stmts[i..]`, then `onSuccess`; `fail` is the label that abandons a solution. */
+  block(stmts: Block, i: number, fail: string, onSuccess: OnSuccess): X[] {
+    if (i >= stmts.length) return onSuccess(fail);
+    const s = stmts[i]!;
+    const rest = (f: string) => this.block(stmts, i + 1, f, onSuccess);
+    return this.stmt(s, fail, rest);
+  }
+
+  /** A whole body in its own failure block: control continues after it when it has no more solutions. */
+  body(stmts: Block, onSuccess: OnSuccess, prefix?: (fail: string) => X[]): X {
+    const fail = this.label('f');
+    return this.m.block(fail, [...(prefix?.(fail) ?? []), ...this.block(stmts, 0, fail, onSuccess)]);
+  }
+
+  private stmt(s: Stmt, fail: string, rest: (fail: string) => X[]): X[] {
+    const m = this.m;
+    switch (s.k) {
+      case 'let':
+        return [m.local.set(this.slot(s.slot), this.expr(s.expr, fail)), ...rest(fail)];
+      case 'test':
+        return [m.br(fail, this.rt('rt_is_false', [this.expr(s.expr, fail)])), ...rest(fail)];
+      case 'equal':
+        return [m.br(fail, m.i32.eqz(this.rt('rt_equal', [this.expr(s.a, fail), this.expr(s.b, fail)]))), ...rest(fail)];
+      case 'match': {
+        const t = this.temp();
+        return [m.local.set(t, this.expr(s.expr, fail)), ...this.pattern(s.pattern, t, fail), ...rest(fail)];
+      }
+      case 'scan':
+        return this.scan(s.source, fail, (k, v, f) => [...this.pattern(s.key, k, f), ...this.pattern(s.value, v, f), ...rest(f)]);
+      case 'not': {
+        // a solution of the body makes `not` fail; no solution falls through to the rest
+        return [this.body(s.body, () => [m.br(fail)]), ...rest(fail)];
+      }
+      case 'every': {
+        // every member must give the body a solution: one that does jumps to the next member
+        const ok = this.label('every');
+        const loop = this.scanLoop(s.domain, fail, ok, (k, v, ef, next) => [
+          ...this.pattern(s.key, k, ef),
+          ...this.pattern(s.value, v, ef),
+          this.body(s.body, () => [m.br(next)]),
+          m.br(fail),
+        ]);
+        return [loop, ...rest(fail)];
+      }
+      default:
+        throw new WasmUnsupportedError(`statement ${s.k}`);
+    }
+  }
+
+  /** Iterate a collection: `inner(keyLocal, valueLocal, fail)` runs once per member. */
+  scan(source: Expr, fail: string, inner: (k: number, v: number, fail: string) => X[]): X[] {
+    const done = this.label('done');
+    return [this.scanLoop(source, fail, done, (k, v, f) => inner(k, v, f))];
+  }
+
+  private scanLoop(
+    source: Expr,
+    fail: string,
+    done: string,
+    inner: (k: number, v: number, fail: string, next: string) => X[],
+  ): X {
+    const m = this.m;
+    const src = this.temp();
+    const i = this.temp();
+    const n = this.temp();
+    const k = this.temp();
+    const v = this.temp();
+    const next = this.label('next');
+    const elemFail = this.label('ef');
+    const elem = [
+      m.local.set(k, this.rt('rt_iter_key', [this.get(src), this.get(i)])),
+      m.local.set(v, this.rt('rt_iter_val', [this.get(src), this.get(i)])),
+      m.local.set(i, m.i32.add(this.get(i), m.i32.const(1))),
+    ];
+    const body = m.block(elemFail, inner(k, v, elemFail, next));
+    return m.block(done, [
+      m.local.set(src, this.expr(source, fail)),
+      m.local.set(i, m.i32.const(0)),
+      m.local.set(n, this.rt('rt_scan_len', [this.get(src)])),
+      m.loop(next, m.block(null, [m.br(done, m.i32.ge_s(this.get(i), this.get(n))), ...elem, body, m.br(next)])),
+    ]);
+  }
+
+  // ------------------------------------------------------------ patterns
+
+  pattern(p: Pattern, local: number, fail: string): X[] {
+    const m = this.m;
+    switch (p.k) {
+      case 'wild':
+        return [];
+      case 'bind':
+        return [m.local.set(this.slot(p.slot), this.get(local))];
+      case 'value':
+        return [m.br(fail, m.i32.eqz(this.rt('rt_equal', [this.get(local), this.expr(p.expr, fail)])))];
+      case 'array': {
+        const out: X[] = [
+          m.br(fail, m.i32.ne(this.rt('rt_tag', [this.get(local)]), m.i32.const(5))),
+          m.br(fail, m.i32.ne(this.rt('rt_len', [this.get(local)]), m.i32.const(p.items.length))),
+        ];
+        p.items.forEach((item, idx) => {
+          const t = this.temp();
+          out.push(m.local.set(t, this.rt('rt_iter_val', [this.get(local), m.i32.const(idx)])), ...this.pattern(item, t, fail));
+        });
+        return out;
+      }
+      case 'object': {
+        const out: X[] = [m.br(fail, m.i32.eqz(this.rt('rt_is_obj', [this.get(local)])))];
+        if (p.entries.length > 0) {
+          // exact key set: the sizes must agree
+          out.push(m.br(fail, m.i32.ne(this.rt('rt_len', [this.get(local)]), m.i32.const(p.entries.length))));
+        }
+        for (const [key, sub] of p.entries) {
+          const t = this.temp();
+          out.push(m.local.set(t, this.checked(this.rt('rt_dot', [this.get(local), this.expr(key, fail)]), fail)), ...this.pattern(sub, t, fail));
+        }
+        return out;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ expressions
+
+  /** A non-zero value pointer, or a branch to `fail`. */
+  expr(e: Expr, fail: string): X {
+    const m = this.m;
+    const L = this.L;
+    switch (e.k) {
+      case 'const':
+        return m.global.get(L.constant(e.value), I32);
+      case 'local':
+        return this.get(this.slot(e.slot));
+      case 'input':
+        return this.checked(this.rt('rt_input', []), fail);
+      case 'base': {
+        let x = this.rt('rt_data', []);
+        for (const key of e.path) x = this.checked(this.rt('rt_dot', [x, m.global.get(L.constant(key), I32)]), fail);
+        return x;
+      }
+      case 'rule':
+        return this.checked(m.call(L.groupFn(e.group), [], I32), fail);
+      case 'vdoc':
+        return this.checked(m.call(L.nodeFn(e.node), [], I32), fail);
+      case 'vdocdot':
+        return this.checked(this.rt('rt_dot', [this.checked(m.call(L.nodeFn(e.node), [], I32), fail), this.expr(e.key, fail)]), fail);
+      case 'dot':
+        return this.checked(this.rt('rt_dot', [this.expr(e.base, fail), this.expr(e.key, fail)]), fail);
+      case 'call':
+        return this.call(e.name, e.args, fail);
+      case 'callfn': {
+        const g = L.ir.groups[e.group]!;
+        if (g.arity !== e.args.length) throw new WasmUnsupportedError(`call of ${g.path.join('.')} with ${e.args.length} arguments`);
+        return this.checked(m.call(L.groupFn(e.group), e.args.map((a) => this.expr(a, fail)), I32), fail);
+      }
+      case 'array':
+      case 'set': {
+        const t = this.temp();
+        const [mk, add] = e.k === 'array' ? ['rt_arr', 'rt_arr_push'] : ['rt_set', 'rt_set_add'];
+        return m.block(null, [
+          m.local.set(t, this.rt(mk, [])),
+          ...e.items.map((it) => m.drop(this.rt(add, [this.get(t), this.expr(it, fail)]))),
+          this.get(t),
+        ], I32);
+      }
+      case 'object': {
+        const t = this.temp();
+        return m.block(null, [
+          m.local.set(t, this.rt('rt_obj', [])),
+          ...e.entries.map(([k, v]) => m.drop(this.rt('rt_obj_put', [this.get(t), this.expr(k, fail), this.expr(v, fail)]))),
+          this.get(t),
+        ], I32);
+      }
+      case 'compr': {
+        const t = this.temp();
+        const mk = e.kind === 'array' ? 'rt_arr' : e.kind === 'set' ? 'rt_set' : 'rt_obj';
+        const add = (f: string): X[] => {
+          if (e.kind === 'object') {
+            return [m.if(m.i32.eqz(this.rt('rt_obj_put_once', [this.get(t), this.expr(e.key!, f), this.expr(e.head, f)])), this.rt('rt_conflict', [], binaryen.none))];
+          }
+          return [m.drop(this.rt(e.kind === 'array' ? 'rt_arr_push' : 'rt_set_add', [this.get(t), this.expr(e.head, f)]))];
+        };
+        return m.block(null, [m.local.set(t, this.rt(mk, [])), this.body(e.body, add), this.get(t)], I32);
+      }
+      default:
+        throw new WasmUnsupportedError(`expression ${e.k}`);
+    }
+  }
+
+  /** Builtins: natively in the runtime where OPA's Wasm has them, else through opa_builtinN. */
+  private call(name: string, args: Expr[], fail: string): X {
+    const a = () => args.map((x) => this.expr(x, fail));
+    const m = this.m;
+    if (name in CMP && args.length === 2) return this.rt('rt_cmp', [m.i32.const(CMP[name]!), ...a()]);
+    if (name in ARITH && args.length === 2) return this.checked(this.rt('rt_arith', [m.i32.const(ARITH[name]!), ...a()]), fail);
+    if (name === 'count' && args.length === 1) return this.checked(this.rt('rt_count', a()), fail);
+    if (name === 'internal.member_2' && args.length === 2) return this.rt('rt_member2', a());
+    if (name === 'internal.member_3' && args.length === 3) return this.rt('rt_member3', a());
+    if (name === 'print' || name === 'internal.print') throw new WasmUnsupportedError('print');
+    if (args.length > 4) throw new WasmUnsupportedError(`builtin ${name} with ${args.length} arguments`);
+    const id = this.L.builtinId(name, args.length);
+    return this.checked(this.rt(`rt_builtin${args.length}`, [m.i32.const(id), ...a()]), fail);
+  }
+}

@@ -1,0 +1,140 @@
+// Rule groups and virtual-document nodes → Wasm functions. Complete, set and object
+// groups are memoized per evaluation (a global holding the value and one holding the
+// evaluation generation it belongs to); functions take their arguments as params.
+// Conflicting values of a complete rule or object key abort through opa_abort, as
+// OPA's Wasm does. Constructs outside this slice raise WasmUnsupportedError.
+import binaryen from 'binaryen';
+import type { RuleDef, RuleGroup } from '../../ir/ir.js';
+import { FnGen, WasmUnsupportedError } from './body.js';
+import type { Linker } from './link.js';
+
+const I32 = binaryen.i32;
+type X = binaryen.ExpressionRef;
+
+function frameOf(d: RuleDef | undefined): number {
+  let n = 0;
+  for (let x = d; x; x = x.else) n = Math.max(n, x.frameSize);
+  return n;
+}
+
+function sameConstValue(g: RuleGroup): boolean {
+  if (g.defs.some((d) => d.else || d.value.k !== 'const')) return false;
+  const first = JSON.stringify(g.defs[0]?.value);
+  return g.defs.every((d) => JSON.stringify(d.value) === first);
+}
+
+/** The body of rule group `g`'s function, added to the module as `name`. */
+export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
+  const m = L.m;
+  const where = `rule ${g.path.join('.')}`;
+  if (g.leafSet) throw new WasmUnsupportedError(`${where}: multi-level contains rules`);
+  const arity = g.kind === 'function' ? (g.arity ?? 0) : 0;
+  const f = new FnGen(L, arity, Math.max(1, ...g.defs.map(frameOf)));
+  const result = f.temp();
+  const out: X[] = [];
+  const memo = g.kind !== 'function';
+  const memoVal = `memo_v${g.id}`;
+  const memoGen = `memo_g${g.id}`;
+  if (memo) {
+    m.addGlobal(memoVal, I32, true, m.i32.const(0));
+    m.addGlobal(memoGen, I32, true, m.i32.const(0));
+    out.push(m.if(m.i32.eq(m.global.get(memoGen, I32), f.rt('rt_gen', [])), m.return(m.global.get(memoVal, I32))));
+  }
+  const exit = f.label('exit');
+  const params = (d: RuleDef, fail: string): X[] =>
+    d.params.flatMap((p, i) => f.pattern(p, i, fail));
+
+  if (g.kind === 'complete' || g.kind === 'function') {
+    for (const d of g.defs) if (d.keys.length > 0) throw new WasmUnsupportedError(`${where}: ref heads with variable keys`);
+    const stopAll = sameConstValue(g);
+    out.push(m.local.set(result, m.i32.const(0)));
+    const defs: X[] = [];
+    for (const d0 of g.defs) {
+      // an else chain: the first branch with a solution gives the value
+      const chain = f.label('chain');
+      const branches: X[] = [];
+      for (let d: RuleDef | undefined = d0; d; d = d.else) {
+        const def = d;
+        const constValue = def.value.k === 'const';
+        branches.push(
+          f.body(def.body, (fail) => {
+            const setOrCheck = [
+              m.local.set(f.check, f.expr(def.value, fail)),
+              m.if(
+                m.i32.eqz(m.local.get(result, I32)),
+                m.local.set(result, m.local.get(f.check, I32)),
+                m.if(m.i32.eqz(f.rt('rt_equal', [m.local.get(result, I32), m.local.get(f.check, I32)])), f.rt('rt_conflict', [], binaryen.none)),
+              ),
+            ];
+            const fin = stopAll ? [m.br(exit)] : d0.else || constValue ? [m.br(chain)] : [];
+            return [...setOrCheck, ...fin];
+          }, (fail) => params(def, fail)),
+        );
+      }
+      defs.push(m.block(chain, branches));
+    }
+    out.push(m.block(exit, defs));
+    if (g.default !== undefined) {
+      out.push(m.if(m.i32.eqz(m.local.get(result, I32)), m.local.set(result, m.global.get(L.constant(g.default), I32))));
+    }
+  } else if (g.kind === 'set' || g.kind === 'object') {
+    const isSet = g.kind === 'set';
+    out.push(m.local.set(result, f.rt(isSet ? 'rt_set' : 'rt_obj', [])));
+    for (const d of g.defs) {
+      if (d.else) throw new WasmUnsupportedError(`${where}: else on a multi-value rule`);
+      if (!isSet && d.keys.length !== 1) throw new WasmUnsupportedError(`${where}: ref heads with ${d.keys.length} keys`);
+      if (isSet && d.keys.length !== 0) throw new WasmUnsupportedError(`${where}: ref heads on a set rule`);
+      out.push(f.body(d.body, (fail) => isSet
+        ? [m.drop(f.rt('rt_set_add', [m.local.get(result, I32), f.expr(d.value, fail)]))]
+        : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))]));
+    }
+  } else throw new WasmUnsupportedError(`${where}: kind ${String(g.kind)}`);
+
+  if (memo) out.push(m.global.set(memoVal, m.local.get(result, I32)), m.global.set(memoGen, f.rt('rt_gen', [])));
+  out.push(m.local.get(result, I32));
+  const paramType = binaryen.createType(new Array<number>(arity).fill(I32));
+  m.addFunction(name, paramType, I32, f.varTypes(), m.block(null, out, I32));
+}
+
+/**
+ * The document at tree node `id`: a plain rule's value, else base data at the node's
+ * path with the values of its object rules and child nodes put over it (one level).
+ */
+export function emitNode(L: Linker, id: number, name: string): void {
+  const m = L.m;
+  const node = L.ir.nodes[id]!;
+  const groups = node.groups.map((g) => L.ir.groups[g]!).filter((g) => g.kind !== 'function');
+  const f = new FnGen(L, 0, 1);
+  const out: X[] = [];
+  if (groups.length > 0 && node.children.size === 0 && groups[0]!.kind !== 'object') {
+    out.push(m.call(L.groupFn(groups[0]!.id), [], I32));
+  } else {
+    const doc = f.temp();
+    const base = f.temp();
+    const tmp = f.temp();
+    const noBase = f.label('nobase');
+    // base data at the path, copied when it is an object (never shared with data)
+    let x: X = f.rt('rt_data', []);
+    const fetch: X[] = [];
+    for (const key of node.path) {
+      fetch.push(m.local.set(base, f.rt('rt_dot', [fetch.length ? m.local.get(base, I32) : x, m.global.get(L.constant(key), I32)])));
+      fetch.push(m.br(noBase, m.i32.eqz(m.local.get(base, I32))));
+    }
+    if (node.path.length === 0) fetch.push(m.local.set(base, x));
+    out.push(m.local.set(doc, f.rt('rt_obj', [])));
+    out.push(m.block(noBase, [...fetch, m.call(L.copyFn(), [m.local.get(doc, I32), m.local.get(base, I32)], binaryen.none)]));
+    for (const g of groups) {
+      if (g.kind !== 'object') throw new WasmUnsupportedError(`document ${node.path.join('.')} mixing rules and packages`);
+      out.push(m.local.set(tmp, m.call(L.groupFn(g.id), [], I32)));
+      out.push(m.call(L.copyFn(), [m.local.get(doc, I32), m.local.get(tmp, I32)], binaryen.none));
+    }
+    for (const [key, child] of node.children) {
+      const c = L.ir.nodes[child]!;
+      if (c.groups.length > 0 && c.groups.every((g) => L.ir.groups[g]!.kind === 'function') && c.children.size === 0) continue;
+      out.push(m.local.set(tmp, m.call(L.nodeFn(child), [], I32)));
+      out.push(m.if(m.local.get(tmp, I32), m.drop(f.rt('rt_obj_put', [m.local.get(doc, I32), m.global.get(L.constant(key), I32), m.local.get(tmp, I32)]))));
+    }
+    out.push(m.local.get(doc, I32));
+  }
+  m.addFunction(name, binaryen.none, I32, f.varTypes(), m.block(null, out, I32));
+}

@@ -1,0 +1,265 @@
+// Regent's Wasm runtime: OPA's Wasm ABI (version 1.2) over the value model and JSON
+// code in values.ts/json.ts, plus the natively implemented builtins (`rt_*`) that
+// compiled policy code calls. Compiled once by AssemblyScript at build time
+// (runtime/wasm/build.mjs); compiler/codegen/wasm/ reads the binary with binaryen,
+// replaces the `regent.*` imports below with generated policy functions and adds the
+// policy's own code, so one module comes out.
+import {
+  T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
+  alloc, heapGet, heapSet, mkNull, mkBool, mkNum, mkStr, mkArr, mkObj, mkSet, arrPush, setAdd, setHas,
+  objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal,
+} from './values';
+import { parseJSON, dumpJSON, textToF64 } from './json';
+
+// ---------------------------------------------------------------- imports
+
+@external('env', 'opa_abort') declare function opa_abort(addr: usize): void;
+@external('env', 'opa_println') declare function opa_println(addr: usize): void;
+@external('env', 'opa_builtin0') declare function opa_builtin0(id: i32, ctx: i32): usize;
+@external('env', 'opa_builtin1') declare function opa_builtin1(id: i32, ctx: i32, a: usize): usize;
+@external('env', 'opa_builtin2') declare function opa_builtin2(id: i32, ctx: i32, a: usize, b: usize): usize;
+@external('env', 'opa_builtin3') declare function opa_builtin3(id: i32, ctx: i32, a: usize, b: usize, c: usize): usize;
+@external('env', 'opa_builtin4') declare function opa_builtin4(id: i32, ctx: i32, a: usize, b: usize, c: usize, d: usize): usize;
+// Supplied by the policy code (replaced at link time).
+@external('regent', 'init') declare function regent_init(): void;
+@external('regent', 'eval_entry') declare function regent_eval_entry(ep: i32): usize;
+@external('regent', 'builtins') declare function regent_builtins(): usize;
+@external('regent', 'entrypoints') declare function regent_entrypoints(): usize;
+
+// ---------------------------------------------------------------- start
+
+heapSet((__heap_base + 15) & ~(<usize>15));
+regent_init();
+
+let evalInput: usize = 0;
+let evalData: usize = 0;
+let evalGen: i32 = 0;
+
+export const opa_wasm_abi_version: i32 = 1;
+export const opa_wasm_abi_minor_version: i32 = 2;
+
+function cstr(s: string): usize {
+  const p = alloc(<usize>s.length + 1);
+  for (let i = 0; i < s.length; i++) store<u8>(p + i, <u8>s.charCodeAt(i));
+  store<u8>(p + s.length, 0);
+  return p;
+}
+
+// ---------------------------------------------------------------- ABI: heap and values
+
+export function opa_malloc(n: usize): usize { return alloc(n); }
+export function opa_free(p: usize): void {}
+export function opa_value_free(p: usize): void {}
+export function opa_heap_ptr_get(): usize { return heapGet(); }
+export function opa_heap_ptr_set(p: usize): void { heapSet(p); }
+export function opa_json_parse(p: usize, n: usize): usize { return parseJSON(p, n); }
+export function opa_value_parse(p: usize, n: usize): usize { return parseJSON(p, n); }
+export function opa_json_dump(v: usize): usize { return dumpJSON(v); }
+export function opa_value_dump(v: usize): usize { return dumpJSON(v); }
+export function builtins(): usize { return regent_builtins(); }
+export function entrypoints(): usize { return regent_entrypoints(); }
+
+/** Set `value` at `path` (an array of strings) under the object `base`; 0 = ok. */
+export function opa_value_add_path(base: usize, path: usize, value: usize): i32 {
+  if (base == 0 || tag(base) != T_OBJ || path == 0 || tag(path) != T_ARR || len(path) == 0) return 2;
+  let o = base;
+  const n = len(path);
+  for (let i = 0; i < n - 1; i++) {
+    const k = item(path, i);
+    let next = objGet(o, k);
+    if (next == 0) { next = mkObj(); objPut(o, k, next); }
+    if (tag(next) != T_OBJ) return 2;
+    o = next;
+  }
+  objPut(o, item(path, n - 1), value);
+  return 0;
+}
+
+/** Remove the value at `path` under `base` (absent paths are fine); 0 = ok. */
+export function opa_value_remove_path(base: usize, path: usize): i32 {
+  if (base == 0 || tag(base) != T_OBJ || path == 0 || tag(path) != T_ARR || len(path) == 0) return 2;
+  let o = base;
+  const n = len(path);
+  for (let i = 0; i < n - 1; i++) {
+    o = objGet(o, item(path, i));
+    if (o == 0 || tag(o) != T_OBJ) return 0;
+  }
+  // rebuild without the key (objects are small sorted arrays)
+  const last = item(path, n - 1);
+  const copy = mkObj();
+  for (let i = 0; i < len(o); i++) if (!equal(objKey(o, i), last)) objPut(copy, objKey(o, i), objVal(o, i));
+  memory.copy(o, copy, 20);
+  return 0;
+}
+
+// ---------------------------------------------------------------- ABI: evaluation
+
+export function opa_eval_ctx_new(): usize {
+  const c = alloc(16);
+  memory.fill(c, 0, 16);
+  return c;
+}
+export function opa_eval_ctx_set_input(c: usize, v: usize): void { store<i32>(c, <i32>v); }
+export function opa_eval_ctx_set_data(c: usize, v: usize): void { store<i32>(c, <i32>v, 4); }
+export function opa_eval_ctx_set_entrypoint(c: usize, ep: i32): void { store<i32>(c, ep, 12); }
+export function opa_eval_ctx_get_result(c: usize): usize { return <usize>load<i32>(c, 8); }
+
+function resultSet(v: usize): usize {
+  const rs = mkSet();
+  if (v != 0) {
+    const o = mkObj();
+    objPut(o, mkStr(cstr('result'), 6), v);
+    setAdd(rs, o);
+  }
+  return rs;
+}
+
+function run(ep: i32, input: usize, data: usize): usize {
+  evalInput = input;
+  evalData = data == 0 ? mkObj() : data;
+  evalGen++;
+  return resultSet(regent_eval_entry(ep));
+}
+
+export function eval(c: usize): i32 {
+  store<i32>(c, <i32>run(load<i32>(c, 12), <usize>load<i32>(c), <usize>load<i32>(c, 4)), 8);
+  return 0;
+}
+
+/** ABI 1.2 fast path: input as JSON text at `inputPtr`, the result set as JSON text. */
+export function opa_eval(reserved: i32, ep: i32, data: usize, inputPtr: usize, inputLen: usize, heap: usize, format: i32): usize {
+  heapSet(heap);
+  let input: usize = 0;
+  if (inputLen > 0) {
+    input = parseJSON(inputPtr, inputLen);
+    if (input == 0) opa_abort(cstr('regent: input is not valid JSON'));
+  }
+  return dumpJSON(run(ep, input, data));
+}
+
+// ---------------------------------------------------------------- for policy code
+
+export function rt_input(): usize { return evalInput; }
+export function rt_data(): usize { return evalData; }
+export function rt_gen(): i32 { return evalGen; }
+export function rt_conflict(): void { opa_abort(cstr('regent: complete rules must not produce multiple outputs')); }
+export function rt_unsupported(): void { opa_abort(cstr('regent: not supported on wasm')); }
+export function rt_null(): usize { return mkNull(); }
+export function rt_bool(b: i32): usize { return mkBool(b); }
+export function rt_num(x: f64): usize { return mkNum(x); }
+export function rt_str(p: usize, n: i32): usize { return mkStr(p, n); }
+export function rt_arr(): usize { return mkArr(4); }
+export function rt_arr_push(a: usize, v: usize): usize { arrPush(a, v); return a; }
+export function rt_set(): usize { return mkSet(); }
+export function rt_set_add(s: usize, v: usize): usize { setAdd(s, v); return s; }
+export function rt_obj(): usize { return mkObj(); }
+export function rt_obj_put(o: usize, k: usize, v: usize): usize { objPut(o, k, v); return o; }
+/** Put k → v unless k holds a different value: then 0 (a conflict). */
+export function rt_obj_put_once(o: usize, k: usize, v: usize): i32 {
+  const old = objGet(o, k);
+  if (old != 0) return equal(old, v);
+  objPut(o, k, v);
+  return 1;
+}
+/** Put every entry of `src` (when an object) into `dst`. */
+export function rt_obj_merge(dst: usize, src: usize): void {
+  if (src == 0 || tag(src) != T_OBJ) return;
+  for (let i = 0; i < len(src); i++) objPut(dst, objKey(src, i), objVal(src, i));
+}
+export function rt_equal(a: usize, b: usize): i32 { return equal(a, b); }
+export function rt_is_false(v: usize): i32 { return v == 0 || (tag(v) == 2 && len(v) == 0) ? 1 : 0; }
+export function rt_is_obj(v: usize): i32 { return tag(v) == T_OBJ ? 1 : 0; }
+export function rt_len(v: usize): i32 { return len(v); }
+export function rt_tag(v: usize): i32 { return tag(v); }
+
+/** `v[k]`: objects by key, arrays by integer index, sets by membership. */
+export function rt_dot(v: usize, k: usize): usize {
+  if (v == 0 || k == 0) return 0;
+  const t = tag(v);
+  if (t == T_OBJ) return objGet(v, k);
+  if (t == T_ARR) {
+    if (tag(k) != T_NUM) return 0;
+    const x = numVal(k);
+    const i = <i32>x;
+    return <f64>i == x && i >= 0 && i < len(v) ? item(v, i) : 0;
+  }
+  if (t == T_SET) return setHas(v, k) ? k : 0;
+  return 0;
+}
+
+/** Scans: the i-th key and value of an array (index, item), object, or set (member twice). */
+export function rt_iter_key(v: usize, i: i32): usize {
+  const t = tag(v);
+  if (t == T_ARR) return mkNum(<f64>i);
+  return t == T_OBJ ? objKey(v, i) : item(v, i);
+}
+export function rt_iter_val(v: usize, i: i32): usize {
+  return tag(v) == T_OBJ ? objVal(v, i) : item(v, i);
+}
+/** How many members a scan visits (0 for scalars). */
+export function rt_scan_len(v: usize): i32 {
+  const t = tag(v);
+  return t == T_ARR || t == T_OBJ || t == T_SET ? len(v) : 0;
+}
+
+// ---------------------------------------------------------------- native builtins
+
+/** equal, neq, lt, lte, gt, gte by op 0..5. */
+export function rt_cmp(op: i32, a: usize, b: usize): usize {
+  const c = compare(a, b);
+  let r = false;
+  if (op == 0) r = c == 0;
+  else if (op == 1) r = c != 0;
+  else if (op == 2) r = c < 0;
+  else if (op == 3) r = c <= 0;
+  else if (op == 4) r = c > 0;
+  else r = c >= 0;
+  return mkBool(r ? 1 : 0);
+}
+
+/** plus, minus, mul, div, rem by op 0..4; undefined on non-numbers or division by zero. */
+export function rt_arith(op: i32, a: usize, b: usize): usize {
+  if (tag(a) != T_NUM || tag(b) != T_NUM) return 0;
+  const x = numVal(a);
+  const y = numVal(b);
+  if (op == 0) return mkNum(x + y);
+  if (op == 1) return mkNum(x - y);
+  if (op == 2) return mkNum(x * y);
+  if (y == 0) return 0;
+  if (op == 3) return mkNum(x / y);
+  if (x != Math.floor(x) || y != Math.floor(y)) return 0;
+  return mkNum(x % y);
+}
+
+export function rt_count(v: usize): usize {
+  const t = tag(v);
+  if (t == T_ARR || t == T_OBJ || t == T_SET) return mkNum(<f64>len(v));
+  if (t != T_STR) return 0;
+  let n = 0;
+  const p = strData(v);
+  for (let i = 0; i < len(v); i++) if ((load<u8>(p + i) & 0xc0) != 0x80) n++;
+  return mkNum(<f64>n);
+}
+
+/** `x in coll` (internal.member_2). */
+export function rt_member2(x: usize, c: usize): usize {
+  const t = tag(c);
+  if (t == T_SET) return mkBool(setHas(c, x));
+  if (t == T_ARR) { for (let i = 0; i < len(c); i++) if (equal(item(c, i), x)) return mkBool(1); }
+  else if (t == T_OBJ) { for (let i = 0; i < len(c); i++) if (equal(objVal(c, i), x)) return mkBool(1); }
+  return mkBool(0);
+}
+
+/** `k, x in coll` (internal.member_3). */
+export function rt_member3(k: usize, x: usize, c: usize): usize {
+  const v = rt_dot(c, k);
+  return mkBool(v != 0 && tag(c) != T_SET && equal(v, x) ? 1 : 0);
+}
+
+export function rt_builtin0(id: i32): usize { return opa_builtin0(id, 0); }
+export function rt_builtin1(id: i32, a: usize): usize { return opa_builtin1(id, 0, a); }
+export function rt_builtin2(id: i32, a: usize, b: usize): usize { return opa_builtin2(id, 0, a, b); }
+export function rt_builtin3(id: i32, a: usize, b: usize, c: usize): usize { return opa_builtin3(id, 0, a, b, c); }
+export function rt_builtin4(id: i32, a: usize, b: usize, c: usize, d: usize): usize { return opa_builtin4(id, 0, a, b, c, d); }
+export function rt_println(v: usize): void { opa_println(dumpJSON(v)); }
+export function rt_num_text(p: usize, n: usize): f64 { return textToF64(p, n); }

@@ -1,0 +1,379 @@
+// Regent's Wasm runtime: the JSON parser (opa_json_parse) and printer
+// (opa_json_dump) over the value model in values.ts. The parser returns 0 on any
+// syntax error (never traps), so a malformed input or data document is reported
+// through the ABI. Sets print as JSON arrays; non-string object keys print as the
+// JSON text of the key, quoted.
+import {
+  T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
+  alloc, mkNull, mkBool, mkNumRaw, mkNum, mkStr, mkArr, mkObj, arrPush, objPut,
+  tag, len, item, objKey, objVal, numVal, strData,
+} from './values';
+
+let pos: usize = 0;
+let end: usize = 0;
+let depth: i32 = 0;
+
+function ws(): void {
+  while (pos < end) {
+    const c = load<u8>(pos);
+    if (c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09) pos++;
+    else break;
+  }
+}
+
+function lit(word: string): bool {
+  const n = <usize>word.length;
+  if (pos + n > end) return false;
+  for (let i: usize = 0; i < n; i++) if (<i32>load<u8>(pos + i) != word.charCodeAt(<i32>i)) return false;
+  pos += n;
+  return true;
+}
+
+function hex(c: i32): i32 {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
+
+function hex4(): i32 {
+  if (pos + 4 > end) return -1;
+  let r = 0;
+  for (let i = 0; i < 4; i++) {
+    const h = hex(load<u8>(pos + i));
+    if (h < 0) return -1;
+    r = (r << 4) | h;
+  }
+  pos += 4;
+  return r;
+}
+
+function parseString(): usize {
+  pos++; // opening quote
+  // Worst case the decoded text is as long as the source.
+  let scan = pos;
+  while (scan < end && load<u8>(scan) != 0x22) scan += load<u8>(scan) == 0x5c ? 2 : 1;
+  if (scan >= end) return 0;
+  const out = alloc(scan - pos + 1);
+  let o = out;
+  while (true) {
+    if (pos >= end) return 0;
+    const c = load<u8>(pos);
+    if (c == 0x22) break;
+    if (c < 0x20) return 0;
+    if (c != 0x5c) {
+      store<u8>(o++, c);
+      pos++;
+      continue;
+    }
+    pos++;
+    if (pos >= end) return 0;
+    const e = load<u8>(pos++);
+    let cp: i32 = -1;
+    if (e == 0x22 || e == 0x5c || e == 0x2f) cp = e;
+    else if (e == 0x62) cp = 8;
+    else if (e == 0x66) cp = 12;
+    else if (e == 0x6e) cp = 10;
+    else if (e == 0x72) cp = 13;
+    else if (e == 0x74) cp = 9;
+    else if (e == 0x75) {
+      cp = hex4();
+      if (cp < 0) return 0;
+      if (cp >= 0xd800 && cp < 0xdc00 && pos + 6 <= end && load<u8>(pos) == 0x5c && load<u8>(pos + 1) == 0x75) {
+        pos += 2;
+        const lo = hex4();
+        if (lo >= 0xdc00 && lo < 0xe000) cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        else cp = 0xfffd;
+      } else if (cp >= 0xd800 && cp < 0xe000) cp = 0xfffd;
+    } else return 0;
+    if (cp < 0x80) store<u8>(o++, <u8>cp);
+    else if (cp < 0x800) {
+      store<u8>(o++, <u8>(0xc0 | (cp >> 6)));
+      store<u8>(o++, <u8>(0x80 | (cp & 63)));
+    } else if (cp < 0x10000) {
+      store<u8>(o++, <u8>(0xe0 | (cp >> 12)));
+      store<u8>(o++, <u8>(0x80 | ((cp >> 6) & 63)));
+      store<u8>(o++, <u8>(0x80 | (cp & 63)));
+    } else {
+      store<u8>(o++, <u8>(0xf0 | (cp >> 18)));
+      store<u8>(o++, <u8>(0x80 | ((cp >> 12) & 63)));
+      store<u8>(o++, <u8>(0x80 | ((cp >> 6) & 63)));
+      store<u8>(o++, <u8>(0x80 | (cp & 63)));
+    }
+  }
+  pos++; // closing quote
+  return mkStr(out, <i32>(o - out));
+}
+
+function digits(): i32 {
+  let n = 0;
+  while (pos < end) {
+    const c = load<u8>(pos);
+    if (c < 48 || c > 57) break;
+    pos++;
+    n++;
+  }
+  return n;
+}
+
+/** Decimal text → f64 (mantissa up to 19 digits, then scaled: close, not always exact). */
+export function textToF64(p: usize, n: usize): f64 {
+  let i: usize = 0;
+  let neg = false;
+  if (i < n && load<u8>(p) == 0x2d) { neg = true; i++; }
+  let m: f64 = 0;
+  let scale: i32 = 0;
+  let seenDot = false;
+  let sig = 0;
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x2e) { seenDot = true; continue; }
+    if (c == 0x65 || c == 0x45) break;
+    if (sig < 19) {
+      m = m * 10 + <f64>(c - 48);
+      if (m != 0) sig++;
+      if (seenDot) scale--;
+    } else if (!seenDot) scale++;
+  }
+  if (i < n) {
+    i++;
+    let eneg = false;
+    if (load<u8>(p + i) == 0x2d) { eneg = true; i++; } else if (load<u8>(p + i) == 0x2b) i++;
+    let e = 0;
+    for (; i < n; i++) e = e * 10 + (load<u8>(p + i) - 48);
+    scale += eneg ? -e : e;
+  }
+  const x = scale >= 0 ? m * Math.pow(10, scale) : m / Math.pow(10, -scale);
+  return neg ? -x : x;
+}
+
+function parseNumber(): usize {
+  const start = pos;
+  if (load<u8>(pos) == 0x2d) pos++;
+  if (digits() == 0) return 0;
+  if (pos < end && load<u8>(pos) == 0x2e) {
+    pos++;
+    if (digits() == 0) return 0;
+  }
+  if (pos < end && (load<u8>(pos) | 0x20) == 0x65) {
+    pos++;
+    if (pos < end && (load<u8>(pos) == 0x2b || load<u8>(pos) == 0x2d)) pos++;
+    if (digits() == 0) return 0;
+  }
+  const n = pos - start;
+  const raw = alloc(n);
+  memory.copy(raw, start, n);
+  return mkNumRaw(textToF64(start, n), raw, <i32>n);
+}
+
+function parseValue(): usize {
+  ws();
+  if (pos >= end) return 0;
+  const c = load<u8>(pos);
+  if (c == 0x22) return parseString();
+  if (c == 0x2d || (c >= 48 && c <= 57)) return parseNumber();
+  if (c == 0x6e) return lit('null') ? mkNull() : 0;
+  if (c == 0x74) return lit('true') ? mkBool(1) : 0;
+  if (c == 0x66) return lit('false') ? mkBool(0) : 0;
+  if (++depth > 1000) return 0;
+  if (c == 0x5b) {
+    pos++;
+    const a = mkArr(4);
+    ws();
+    if (pos < end && load<u8>(pos) == 0x5d) { pos++; depth--; return a; }
+    while (true) {
+      const x = parseValue();
+      if (x == 0) return 0;
+      arrPush(a, x);
+      ws();
+      if (pos >= end) return 0;
+      const d = load<u8>(pos++);
+      if (d == 0x5d) break;
+      if (d != 0x2c) return 0;
+    }
+    depth--;
+    return a;
+  }
+  if (c == 0x7b) {
+    pos++;
+    const o = mkObj();
+    ws();
+    if (pos < end && load<u8>(pos) == 0x7d) { pos++; depth--; return o; }
+    while (true) {
+      ws();
+      if (pos >= end || load<u8>(pos) != 0x22) return 0;
+      const k = parseString();
+      if (k == 0) return 0;
+      ws();
+      if (pos >= end || load<u8>(pos++) != 0x3a) return 0;
+      const v = parseValue();
+      if (v == 0) return 0;
+      objPut(o, k, v);
+      ws();
+      if (pos >= end) return 0;
+      const d = load<u8>(pos++);
+      if (d == 0x7d) break;
+      if (d != 0x2c) return 0;
+    }
+    depth--;
+    return o;
+  }
+  return 0;
+}
+
+/** Parse `n` bytes of JSON at `p`; 0 when they are not exactly one JSON value. */
+export function parseJSON(p: usize, n: usize): usize {
+  pos = p;
+  end = p + n;
+  depth = 0;
+  const v = parseValue();
+  if (v == 0) return 0;
+  ws();
+  return pos == end ? v : 0;
+}
+
+// ---------------------------------------------------------------- printer
+
+let buf: usize = 0;
+let blen: usize = 0;
+let bcap: usize = 0;
+
+function put(c: i32): void {
+  if (blen >= bcap) {
+    const ncap = bcap * 2 + 64;
+    const nb = alloc(ncap);
+    memory.copy(nb, buf, blen);
+    buf = nb;
+    bcap = ncap;
+  }
+  store<u8>(buf + blen++, <u8>c);
+}
+
+function putText(s: string): void {
+  for (let i = 0; i < s.length; i++) put(s.charCodeAt(i));
+}
+
+function putBytes(p: usize, n: usize): void {
+  for (let i: usize = 0; i < n; i++) put(load<u8>(p + i));
+}
+
+function putUint(x: u64): void {
+  if (x >= 10) putUint(x / 10);
+  put(48 + <i32>(x % 10));
+}
+
+function putNumber(x: f64): void {
+  if (!isFinite(x)) { putText('null'); return; }
+  if (x < 0) { put(0x2d); x = -x; }
+  if (x == Math.floor(x) && x < 1e19) { putUint(<u64>x); return; }
+  // 17 significant digits in scientific notation, trailing zeros dropped.
+  let e = <i32>Math.floor(Math.log10(x));
+  let m = x / Math.pow(10, e);
+  if (m >= 10) { m /= 10; e++; }
+  if (m < 1) { m *= 10; e--; }
+  let ds = <u64>Math.round(m * 1e16);
+  if (ds >= 100000000000000000) { ds /= 10; e++; }
+  while (ds % 10 == 0 && ds > 0) ds /= 10;
+  let n = 0;
+  let t = ds;
+  while (t > 0) { t /= 10; n++; }
+  // digits: n; value = 0.d1d2.. * 10^(e+1)
+  if (e >= -5 && e < 21) {
+    let digitsBuf = ds;
+    const parts = alloc(20);
+    for (let i = n - 1; i >= 0; i--) { store<u8>(parts + i, <u8>(48 + <i32>(digitsBuf % 10))); digitsBuf /= 10; }
+    if (e < 0) {
+      putText('0.');
+      for (let i = 0; i < -e - 1; i++) put(48);
+      putBytes(parts, n);
+    } else {
+      for (let i = 0; i < n || i <= e; i++) {
+        if (i == e + 1) put(0x2e);
+        put(i < n ? load<u8>(parts + i) : 48);
+      }
+    }
+    return;
+  }
+  putUint(ds);
+  put(0x65);
+  putText(e - (n - 1) < 0 ? '-' : '');
+  const ee = e - (n - 1);
+  putUint(<u64>(ee < 0 ? -ee : ee));
+}
+
+function putString(v: usize): void {
+  put(0x22);
+  const p = strData(v);
+  const n = <usize>len(v);
+  for (let i: usize = 0; i < n; i++) {
+    const c = <i32>load<u8>(p + i);
+    if (c == 0x22 || c == 0x5c) { put(0x5c); put(c); }
+    else if (c == 10) putText('\\n');
+    else if (c == 13) putText('\\r');
+    else if (c == 9) putText('\\t');
+    else if (c < 0x20) {
+      putText('\\u00');
+      put(48 + (c >> 4));
+      const l = c & 15;
+      put(l < 10 ? 48 + l : 87 + l);
+    } else put(c);
+  }
+  put(0x22);
+}
+
+function dumpValue(v: usize): void {
+  switch (tag(v)) {
+    case T_NULL: putText('null'); break;
+    case T_BOOL: putText(len(v) != 0 ? 'true' : 'false'); break;
+    case T_NUM:
+      if (len(v) > 0) putBytes(<usize>load<i32>(v, 16), <usize>len(v));
+      else putNumber(numVal(v));
+      break;
+    case T_STR: putString(v); break;
+    case T_OBJ: {
+      put(0x7b);
+      for (let i = 0; i < len(v); i++) {
+        if (i > 0) put(0x2c);
+        const k = objKey(v, i);
+        if (tag(k) == T_STR) putString(k);
+        else putString(dumpToString(k));
+        put(0x3a);
+        dumpValue(objVal(v, i));
+      }
+      put(0x7d);
+      break;
+    }
+    default: {
+      // T_ARR and T_SET
+      put(0x5b);
+      for (let i = 0; i < len(v); i++) {
+        if (i > 0) put(0x2c);
+        dumpValue(item(v, i));
+      }
+      put(0x5d);
+    }
+  }
+}
+
+/** A key's JSON text as a string value (for objects with non-string keys). */
+function dumpToString(k: usize): usize {
+  const sb = buf, sl = blen, sc = bcap;
+  buf = 0; blen = 0; bcap = 0;
+  dumpValue(k);
+  const s = mkStr(buf, <i32>blen);
+  buf = sb; blen = sl; bcap = sc;
+  return s;
+}
+
+/** The JSON text of `v`, NUL-terminated. */
+export function dumpJSON(v: usize): usize {
+  buf = 0; blen = 0; bcap = 0;
+  if (v == 0) putText('null');
+  else dumpValue(v);
+  put(0);
+  return buf;
+}
+
+export function dumpNumber(x: f64): usize {
+  return dumpJSON(mkNum(x));
+}
