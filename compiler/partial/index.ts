@@ -98,13 +98,13 @@ export function partialEval(policy: CompiledPolicy, query: string, opts: Partial
     .map((d) => {
       try {
         const r = parseRootRef(d);
-        return r.root === 'data' ? (r.path as string[]) : [];
+        return r.root === 'data' ? (r.path as string[]) : undefined; // `data` alone disables every rule
       } catch (e) {
         if (e instanceof PartialRefError) e.field = 'disableInlining';
         throw e;
       }
     })
-    .filter((p) => p.length > 0);
+    .filter((p): p is string[] => p !== undefined);
 
   // User variables of the query keep their names and are reported as bindings.
   const vars: { name: string; slot: number }[] = [];
