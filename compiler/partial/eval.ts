@@ -292,10 +292,17 @@ export class PartialEvaluator extends PartialExprs {
       const alts = this.sub<null>((emit) => this.block(s.body, 0, f, () => emit(null)));
       this.curLoc = loc;
       if (alts.some((a) => a.body.length === 0)) return k();
-      if (alts.length > 1) throw new PartialUnsupported('every over an unknown domain whose body has several residual alternatives');
       const live = new Set([...this.varSeq.keys()].filter(this.outer(mark)));
       live.add(kv.name).add(vv.name);
-      const body = alts.length === 0 ? [mkExpr({ kind: 'boolean', value: false, loc: LOC })] : copyPropagate(alts[0]!.body, live);
+      let body = alts.length === 0 ? [mkExpr({ kind: 'boolean', value: false, loc: LOC })] : copyPropagate(alts[0]!.body, live);
+      if (alts.length > 1) {
+        // Several alternatives per member: a support function holds them (one rule each),
+        // called with the member and the outer vars the alternatives use.
+        const name = `__every${this.world.base ? 1 : 2}_${this.negations}_${++this.negations}__`;
+        const args = this.rules.negationSupport(name, alts.map((a) => copyPropagate(a.body, live)), (v) => live.has(v));
+        const ref = mkRef('data', ['partial', name]);
+        body = [mkExpr(args.length > 0 ? mkCall(ref, args, loc) : ref, false, loc)];
+      }
       // A var the body does not use is written `_` (Rego rejects unused declared vars).
       const used = bodyVars(body);
       const wild = (v: typeof kv): typeof kv => (used.has(v.name) ? v : { ...v, wildcard: true });

@@ -262,7 +262,7 @@ export class PartialRules {
     });
   }
 
-  /** Support rules for a negation; returns the outer vars they take as arguments. */
+  /** Support rules for a disjunction (a negation's, an `every` body's); returns the outer vars they take as arguments. */
   negationSupport(name: string, alts: Body[], outer: (v: string) => boolean): Term[] {
     const vars = new Set<string>();
     for (const alt of alts) for (const e of alt) for (const v of exprVarsOf(e)) if (outer(v)) vars.add(v);

@@ -189,6 +189,12 @@ f if big(input.n)
     expect(text(pe(src, 'data.ex.f'))).toEqual(['input.n > 10']);
   });
 
+  it('writes an every body with several alternatives as a support function', () => {
+    const r = pe('package ex\ne if every x in input.xs { x == data.ex.ok[_] }\nok := ["a", "b"]\n', 'data.ex.e');
+    expect(text(r)).toEqual([expect.stringMatching(/^every (\S+) in input\.xs \{ data\.partial\.__every\d+_\d+_\d+__\(\1\) \}$/)]);
+    expect(formatModule(r.support[0]!)).toMatch(/^package partial\n\n__every\S+\((\S+)\) if \{\n\t\1 = "a"\n\}\n\n__every\S+\(\1\) if \{\n\t\1 = "b"\n\}\n$/);
+  });
+
   it('keeps walk over unknowns and with values that depend on unknowns', () => {
     const src = `package ex
 paths contains p if walk(input.doc, [p, "x"])
