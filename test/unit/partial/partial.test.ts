@@ -69,6 +69,11 @@ exceptions contains "bob"
 `;
     const r = pe(src, 'data.example.allow == true', { ...opts, input: { subject: { clearance_level: 4, name: 'bob' } } });
     expect(r.queries).toEqual([]);
+    // As the notes word it: a rule requiring `exceptions[input.subject.name]`, for a user with no exception.
+    const required = src.replace('not exceptions', 'exceptions');
+    const none = pe(required, 'data.example.allow == true', { ...opts, input: { subject: { clearance_level: 4, name: 'alice' } } });
+    expect(none.queries).toEqual([]);
+    expect(none.support).toEqual([]);
   });
 
   it('follows the summary table', () => {
