@@ -10,6 +10,7 @@ export type { Module, Rule, RuleHead, Term, Expr, Body, With, Import, Package } 
 export { moduleToJSON, bodyToJSON, termToJSON, termToValue, stringifyOpaJSON, type OpaJSONOptions } from './ast/opa-json.js';
 export type { CompiledPolicy } from './policy.js';
 export { formatModule } from './ast/print.js';
+export { formatModuleSource } from './ast/fmt-module.js';
 export { mapTerm, mapBody } from './ast/transform.js';
 export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJSON, prettyTrace, EXPLAIN_MODES, type TraceEvent, type ExplainMode, type TracedResult, type InterpretedQuery } from './interp/index.js';
 export { strictChecks } from './strict/index.js';

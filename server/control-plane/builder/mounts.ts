@@ -9,8 +9,7 @@
 // rewritten refs).
 // For data files, the directory `path` is selected and moved under `prefix`;
 // data outside `path` is discarded. Mounts of a chain apply in order.
-import { mapBody, mapTerm, parseTerm, type Module, type Rule, type Term } from '../../../compiler/index.js';
-import { formatModuleSource } from '../../../compiler/ast/fmt-module.js';
+import { formatModuleSource, mapBody, mapTerm, parseTerm, type Module, type Rule, type Term } from '../../../compiler/index.js';
 import { BuildError } from './errors.js';
 import { parseForBundle } from './rego-version.js';
 import { bytesText, hasDir, isRegoFile, mountTree, subTree, textBytes, type FileTree } from './files.js';

@@ -23,7 +23,8 @@ function namedFiles(text: string): string[] {
   const out = new Set<string>();
   for (const m of text.matchAll(/`([^`\s]+)`/g)) {
     const t = m[1]!.replace(/[),.:;]+$/, '');
-    if (/[<>*{}$]|^https?:|^-|^\.|NNN/.test(t)) continue;
+    // `/x.json` names a file inside a bundle, not in the repository.
+    if (/[<>*{}$]|^https?:|^-|^\.|^\/|NNN/.test(t)) continue;
     if (/\.(ts|mts|mjs|js|md|json|rego|sql|yaml)$/.test(t)) out.add(t);
   }
   return [...out];
