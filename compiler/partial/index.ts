@@ -15,7 +15,7 @@ import { parseQuery, parseTerm } from '../parser/index.js';
 import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { BodyPlanner } from '../plan/body.js';
 import { FrameLayout, Scope } from '../plan/scope.js';
-import { namesIn, exprTerms } from '../plan/analyze.js';
+import { queryVars } from '../plan/query.js';
 import { checkBlockTypes } from '../passes/check-types.js';
 import { Interpreter } from '../interp/interpreter.js';
 import { RUNTIME } from '../../runtime/scope.js';
@@ -107,20 +107,8 @@ export function partialEval(policy: CompiledPolicy, query: string, opts: Partial
     .filter((p): p is string[] => p !== undefined);
 
   // User variables of the query keep their names and are reported as bindings.
-  const vars: { name: string; slot: number }[] = [];
-  const seen = new Set<string>();
-  for (const e of parsed) {
-    for (const t of exprTerms(e)) {
-      for (const n of namesIn(t)) {
-        if (seen.has(n) || n.startsWith('$') || n === 'input' || n === 'data') continue;
-        const slot = scope.vars.get(n);
-        if (slot === undefined) continue;
-        seen.add(n);
-        vars.push({ name: n, slot });
-        pe.reserve(n);
-      }
-    }
-  }
+  const vars = queryVars(parsed, scope);
+  for (const v of vars) pe.reserve(v.name);
   // The residual of a user var is its own name; let fresh vars for it use it.
   for (const v of vars) pe.varSeq.set(v.name, -1);
 

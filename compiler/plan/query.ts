@@ -32,6 +32,17 @@ export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryP
     } else out.push({ k: 'let', slot, expr: { k: 'const', value: true } } as Stmt);
   });
   if (body.length > 1 || iterates(block)) for (const slot of captured) block.push({ k: 'test', expr: { k: 'local', slot } });
+  const vars = queryVars(body, scope);
+  return {
+    body: block,
+    frameSize: layout.size,
+    vars,
+    exprs: body.map((e, i) => ({ slot: exprSlots[i]!, text: texts[i] ?? '', loc: e.loc })),
+  };
+}
+
+/** The user variables of a query (its result bindings), in order of appearance: not wildcards, generated vars, `input` or `data`. */
+export function queryVars(body: Body, scope: Scope): { name: string; slot: number }[] {
   const vars: { name: string; slot: number }[] = [];
   const seen = new Set<string>();
   for (const e of body) {
@@ -45,10 +56,5 @@ export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryP
       }
     }
   }
-  return {
-    body: block,
-    frameSize: layout.size,
-    vars,
-    exprs: body.map((e, i) => ({ slot: exprSlots[i]!, text: texts[i] ?? '', loc: e.loc })),
-  };
+  return vars;
 }
