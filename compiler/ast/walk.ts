@@ -99,3 +99,14 @@ export function isTerm(n: Node): n is Term {
 export function walkTerms(node: Node | Body, fn: (t: Term) => boolean | void): void {
   walk(node, (n) => (isTerm(n) ? fn(n) : undefined));
 }
+
+/** OPA's ValueName of a term (`arraycomprehension`, `templatestring`, `ref` …), as its error messages name it. */
+export function valueName(t: Term): string {
+  switch (t.kind) {
+    case 'arraycomp': return 'arraycomprehension';
+    case 'setcomp': return 'setcomprehension';
+    case 'objectcomp': return 'objectcomprehension';
+    case 'template': return 'templatestring';
+    default: return t.kind;
+  }
+}

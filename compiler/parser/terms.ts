@@ -1,6 +1,7 @@
 // Term productions: scalars, vars, refs, calls, arrays, sets, objects, comprehensions
 // and template strings. Each function is entered with the current token at the
 // start of its production and leaves the cursor on the first token after it.
+import { valueName } from '../ast/walk.js';
 import type {
   ArrayTerm, Body, CallTerm, Location, ObjectTerm, RefTerm, SetTerm, Term, TemplateTerm, VarTerm, With,
 } from '../ast/nodes.js';
@@ -84,15 +85,6 @@ export function parseVar(p: Parser): VarTerm {
   return { kind: 'var', name, loc };
 }
 
-function valueName(t: Term): string {
-  switch (t.kind) {
-    case 'arraycomp': return 'arraycomprehension';
-    case 'setcomp': return 'setcomprehension';
-    case 'objectcomp': return 'objectcomprehension';
-    case 'template': return 'templatestring';
-    default: return t.kind;
-  }
-}
 
 /** RefSuffix = "." Name | "[" InfixTerm "]" | "(" [ TermList ] ")". */
 export function parseRef(p: Parser, head: Term): Term {

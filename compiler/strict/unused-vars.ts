@@ -9,6 +9,7 @@
 // OPA's on the source AST: one scope per rule body, comprehension body and
 // `every` body; within a rule branch, once any error is found the later unused
 // checks of that branch are skipped, as in OPA.
+import { valueName } from '../ast/walk.js';
 import type { Body, Expr, Location, Module, Rule, RuleHead, Term, VarTerm } from '../ast/nodes.js';
 import { forEachTerm, refName } from '../ast/transform.js';
 import { RegoError } from '../source/diagnostics.js';
@@ -314,13 +315,3 @@ function patternVars(t: Term, fn: (v: VarTerm) => void): void {
   else if (t.kind === 'object') for (const [, v] of t.entries) patternVars(v, fn);
 }
 
-/** OPA's ValueName, for `cannot assign to …`. */
-function valueName(t: Term): string {
-  switch (t.kind) {
-    case 'arraycomp': return 'arraycomprehension';
-    case 'setcomp': return 'setcomprehension';
-    case 'objectcomp': return 'objectcomprehension';
-    case 'template': return 'templatestring';
-    default: return t.kind;
-  }
-}

@@ -20,6 +20,7 @@ import { fromJS, type Value } from '../../runtime/index.js';
 import { documentMember, goTypeMismatch, requestDocument } from './body.js';
 import { readBody } from './body-reader.js';
 import { FilterCaches } from './compile-filters-cache.js';
+import { DECODE, stringList } from './compile.js';
 import { RequestMetrics, type ServerContext } from './context.js';
 import { badRequest } from './errors.js';
 import { ValueJSON, stringify } from './json.js';
@@ -27,7 +28,6 @@ import { QueryParams, pathSegments } from './params.js';
 import { sendTyped } from './reply.js';
 
 const PREFIX = '/v1/compile';
-const DECODE = 'error(s) occurred while decoding request';
 
 let injected: f.PartialEvalFn | undefined;
 
@@ -49,12 +49,6 @@ export interface FilterRequestBody {
   mappings?: Record<string, unknown> | null;
   targetDialects?: string[];
   maskRule?: string;
-}
-
-function stringList(v: unknown, field: string): string[] | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest(`${DECODE}: ${goTypeMismatch(v, `Go struct field ${field} of type []string`)}`);
-  return v as string[];
 }
 
 /** Decode the body as OPA's CompileFiltersRequestV1 (an empty body is an empty request). */

@@ -23,7 +23,7 @@ import { RawJSON, stringify } from './json.js';
 import { QueryParams } from './params.js';
 import { sendJSON } from './reply.js';
 
-const DECODE = 'error(s) occurred while decoding request';
+export const DECODE = 'error(s) occurred while decoding request';
 
 interface CompileRequest {
   query: string;
@@ -40,7 +40,8 @@ function member(o: Record<string, unknown>, key: string): string | undefined {
   return Object.keys(o).find((k) => k.toLowerCase() === lower);
 }
 
-function stringList(v: unknown, field: string): string[] | undefined {
+/** A `[]string` request field as Go decodes it (absent or null: undefined). */
+export function stringList(v: unknown, field: string): string[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest(`${DECODE}: ${goTypeMismatch(v, `Go struct field ${field} of type []string`)}`);
   return v as string[];
