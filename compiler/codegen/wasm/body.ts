@@ -17,7 +17,7 @@ import { WasmUnsupportedError } from './errors.js';
 export { WasmUnsupportedError };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };
-const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4 };
+const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4, or: 5, and: 6 };
 
 /** What a successful solution of a body does (code placed at the innermost point). */
 export type OnSuccess = (fail: string) => X[];

@@ -12,6 +12,7 @@ import binaryen from 'binaryen';
 import type { PolicyIR } from '../../ir/ir.js';
 import type { Value } from '../../../runtime/value/value.js';
 import { RObject, RSet, keyOf } from '../../../runtime/value/collections.js';
+import { BigNum, formatNumber } from '../../../runtime/value/number.js';
 import { FnGen, WasmUnsupportedError } from './body.js';
 import { emitGroup, emitNode } from './rules.js';
 
@@ -128,13 +129,17 @@ export class Linker {
     const m = this.m;
     if (v === null) return f.rt('rt_null', []);
     if (typeof v === 'boolean') return f.rt('rt_bool', [m.i32.const(v ? 1 : 0)]);
-    if (typeof v === 'number') return f.rt('rt_num', [m.f64.const(v)]);
-    if (typeof v === 'string') {
-      const bytes = new TextEncoder().encode(v);
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return f.rt('rt_num', [m.f64.const(v)]);
+    if (typeof v === 'string' || typeof v === 'number' || v instanceof BigNum) {
+      // strings, and numbers with their exact text (decimals, big numbers)
+      const text = typeof v === 'string' ? v : formatNumber(v);
+      const bytes = new TextEncoder().encode(text);
       const p = f.temp();
       const out: X[] = [m.local.set(p, f.rt('opa_malloc', [m.i32.const(bytes.length)]))];
       for (let i = 0; i < bytes.length; i++) out.push(m.i32.store8(i, 1, m.local.get(p, I32), m.i32.const(bytes[i]!)));
-      out.push(f.rt('rt_str', [m.local.get(p, I32), m.i32.const(bytes.length)]));
+      const ptr = m.local.get(p, I32);
+      const len = m.i32.const(bytes.length);
+      out.push(typeof v === 'string' ? f.rt('rt_str', [ptr, len]) : f.rt('rt_num_raw', [m.f64.const(Number(text)), ptr, len]));
       return m.block(null, out, I32);
     }
     const t = f.temp();
@@ -148,10 +153,7 @@ export class Linker {
     } else if (v instanceof RSet) {
       out.push(m.local.set(t, f.rt('rt_set', [])));
       for (const x of v.values()) out.push(m.drop(f.rt('rt_set_add', [m.local.get(t, I32), this.build(f, x)])));
-    } else {
-      // big numbers: nearest double (documented limitation)
-      return f.rt('rt_num', [m.f64.const(Number(String(v)))]);
-    }
+    } else throw new WasmUnsupportedError(`constant ${String(v)}`);
     out.push(m.local.get(t, I32));
     return m.block(null, out, I32);
   }

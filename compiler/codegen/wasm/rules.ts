@@ -132,7 +132,7 @@ export function emitNode(L: Linker, id: number, name: string): void {
       const c = L.ir.nodes[child]!;
       if (c.groups.length > 0 && c.groups.every((g) => L.ir.groups[g]!.kind === 'function') && c.children.size === 0) continue;
       out.push(m.local.set(tmp, m.call(L.nodeFn(child), [], I32)));
-      out.push(m.if(m.local.get(tmp, I32), m.drop(f.rt('rt_obj_put', [m.local.get(doc, I32), m.global.get(L.constant(key), I32), m.local.get(tmp, I32)]))));
+      out.push(m.if(m.local.get(tmp, I32), f.rt('rt_put_child', [m.local.get(doc, I32), m.global.get(L.constant(key), I32), m.local.get(tmp, I32)], binaryen.none)));
     }
     out.push(m.local.get(doc, I32));
   }

@@ -7,9 +7,9 @@
 import {
   T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
   alloc, heapGet, heapSet, mkNull, mkBool, mkNum, mkStr, mkArr, mkObj, mkSet, arrPush, setAdd, setHas,
-  objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal,
+  objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal, fail, numInexact, mkNumRaw, mergeValues,
 } from './values';
-import { parseJSON, dumpJSON, textToF64 } from './json';
+import { parseJSON, dumpJSON, dumpValueText, textToF64, inexactText } from './json';
 
 // ---------------------------------------------------------------- imports
 
@@ -38,6 +38,9 @@ let evalGen: i32 = 0;
 export const opa_wasm_abi_version: i32 = 1;
 export const opa_wasm_abi_minor_version: i32 = 2;
 
+/** Rego value text (sets, non-string keys) → value, as opa_value_parse. */
+export function rt_value_text(p: usize, n: usize): usize { return parseJSON(p, n); }
+
 function cstr(s: string): usize {
   const p = alloc(<usize>s.length + 1);
   for (let i = 0; i < s.length; i++) store<u8>(p + i, <u8>s.charCodeAt(i));
@@ -55,7 +58,7 @@ export function opa_heap_ptr_set(p: usize): void { heapSet(p); }
 export function opa_json_parse(p: usize, n: usize): usize { return parseJSON(p, n); }
 export function opa_value_parse(p: usize, n: usize): usize { return parseJSON(p, n); }
 export function opa_json_dump(v: usize): usize { return dumpJSON(v); }
-export function opa_value_dump(v: usize): usize { return dumpJSON(v); }
+export function opa_value_dump(v: usize): usize { return dumpValueText(v); }
 export function builtins(): usize { return regent_builtins(); }
 export function entrypoints(): usize { return regent_entrypoints(); }
 
@@ -164,7 +167,7 @@ export function rt_obj_put_once(o: usize, k: usize, v: usize): i32 {
 /** Put every entry of `src` (when an object) into `dst`. */
 export function rt_obj_merge(dst: usize, src: usize): void {
   if (src == 0 || tag(src) != T_OBJ) return;
-  for (let i = 0; i < len(src); i++) objPut(dst, objKey(src, i), objVal(src, i));
+  for (let i = 0; i < len(src); i++) rt_put_child(dst, objKey(src, i), objVal(src, i));
 }
 export function rt_equal(a: usize, b: usize): i32 { return equal(a, b); }
 export function rt_is_false(v: usize): i32 { return v == 0 || (tag(v) == 2 && len(v) == 0) ? 1 : 0; }
@@ -217,18 +220,58 @@ export function rt_cmp(op: i32, a: usize, b: usize): usize {
   return mkBool(r ? 1 : 0);
 }
 
-/** plus, minus, mul, div, rem by op 0..4; undefined on non-numbers or division by zero. */
+/** Set difference (minus), union (or, op 5) and intersection (and, op 6). */
+function setOp(op: i32, a: usize, b: usize): usize {
+  const s = mkSet();
+  if (op == 5) {
+    for (let i = 0; i < len(a); i++) setAdd(s, item(a, i));
+    for (let i = 0; i < len(b); i++) setAdd(s, item(b, i));
+    return s;
+  }
+  for (let i = 0; i < len(a); i++) {
+    const x = item(a, i);
+    if ((setHas(b, x) != 0) == (op == 6)) setAdd(s, x);
+  }
+  return s;
+}
+
+const EXACT: f64 = 9007199254740992; // 2^53
+
+/**
+ * plus, minus, mul, div, rem by op 0..4 (5 = or, 6 = and on sets). Only integer
+ * arithmetic within ±2^53 is exact in doubles: anything else (decimals, big numbers)
+ * aborts as unsupported rather than answer differently from the JS back end.
+ * Undefined on wrong types or division by zero.
+ */
 export function rt_arith(op: i32, a: usize, b: usize): usize {
-  if (tag(a) != T_NUM || tag(b) != T_NUM) return 0;
+  if (tag(a) == T_SET && tag(b) == T_SET && (op == 1 || op >= 5)) return setOp(op, a, b);
+  if (op >= 5 || tag(a) != T_NUM || tag(b) != T_NUM) return 0;
   const x = numVal(a);
   const y = numVal(b);
-  if (op == 0) return mkNum(x + y);
-  if (op == 1) return mkNum(x - y);
-  if (op == 2) return mkNum(x * y);
-  if (y == 0) return 0;
-  if (op == 3) return mkNum(x / y);
-  if (x != Math.floor(x) || y != Math.floor(y)) return 0;
-  return mkNum(x % y);
+  if (numInexact(a) || numInexact(b) || x != Math.floor(x) || y != Math.floor(y)) {
+    fail('not supported on wasm: arithmetic on non-integers or big numbers');
+    return 0;
+  }
+  let r: f64 = 0;
+  if (op == 0) r = x + y;
+  else if (op == 1) r = x - y;
+  else if (op == 2) r = x * y;
+  else {
+    if (y == 0) return 0;
+    r = op == 3 ? x / y : x % y;
+    if (r != Math.floor(r)) fail('not supported on wasm: division with a fractional result');
+  }
+  if (Math.abs(r) >= EXACT) fail('not supported on wasm: integers beyond 2^53');
+  return mkNum(r);
+}
+
+/** A number constant with its exact text (from the compiler). */
+export function rt_num_raw(x: f64, p: usize, n: i32): usize { return mkNumRaw(x, p, n, inexactText(p, n) ? 1 : 0); }
+
+/** Put a child document under `key` of `doc`: base data already there wins (merged). */
+export function rt_put_child(doc: usize, key: usize, v: usize): void {
+  const base = objGet(doc, key);
+  objPut(doc, key, base != 0 ? mergeValues(v, base) : v);
 }
 
 export function rt_count(v: usize): usize {

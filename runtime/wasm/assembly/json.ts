@@ -5,7 +5,7 @@
 // JSON text of the key, quoted.
 import {
   T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
-  alloc, mkNull, mkBool, mkNumRaw, mkNum, mkStr, mkArr, mkObj, arrPush, objPut,
+  alloc, mkNull, mkBool, mkNumRaw, mkNum, mkStr, mkArr, mkObj, mkSet, arrPush, objPut, setAdd,
   tag, len, item, objKey, objVal, numVal, strData,
 } from './values';
 
@@ -147,6 +147,26 @@ export function textToF64(p: usize, n: usize): f64 {
   return neg ? -x : x;
 }
 
+/** More than 15 significant digits, or an exponent a double cannot reach exactly. */
+export function inexactText(p: usize, n: usize): bool {
+  let sig = 0;
+  let lead = true;
+  let trailingZeros = 0;
+  let i: usize = 0;
+  for (; i < n; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x65 || c == 0x45) break;
+    if (c < 48 || c > 57) continue;
+    if (lead && c == 48) continue;
+    lead = false;
+    sig++;
+    trailingZeros = c == 48 ? trailingZeros + 1 : 0;
+  }
+  if (sig - trailingZeros > 15) return true;
+  const x = Math.abs(textToF64(p, n));
+  return (x != 0 && x < 1e-300) || x > 1e300;
+}
+
 function parseNumber(): usize {
   const start = pos;
   if (load<u8>(pos) == 0x2d) pos++;
@@ -163,7 +183,7 @@ function parseNumber(): usize {
   const n = pos - start;
   const raw = alloc(n);
   memory.copy(raw, start, n);
-  return mkNumRaw(textToF64(start, n), raw, <i32>n);
+  return mkNumRaw(textToF64(start, n), raw, <i32>n, inexactText(start, n) ? 1 : 0);
 }
 
 function parseValue(): usize {
@@ -175,6 +195,7 @@ function parseValue(): usize {
   if (c == 0x6e) return lit('null') ? mkNull() : 0;
   if (c == 0x74) return lit('true') ? mkBool(1) : 0;
   if (c == 0x66) return lit('false') ? mkBool(0) : 0;
+  if (c == 0x73) return lit('set()') ? mkSet() : 0;
   if (++depth > 1000) return 0;
   if (c == 0x5b) {
     pos++;
@@ -195,20 +216,27 @@ function parseValue(): usize {
     return a;
   }
   if (c == 0x7b) {
+    // an object, or a set (Rego value syntax, for opa_value_parse): decided by the first ':'
     pos++;
-    const o = mkObj();
     ws();
-    if (pos < end && load<u8>(pos) == 0x7d) { pos++; depth--; return o; }
+    if (pos < end && load<u8>(pos) == 0x7d) { pos++; depth--; return mkObj(); }
+    let o: usize = 0;
+    let s: usize = 0;
     while (true) {
-      ws();
-      if (pos >= end || load<u8>(pos) != 0x22) return 0;
-      const k = parseString();
+      const k = parseValue();
       if (k == 0) return 0;
       ws();
-      if (pos >= end || load<u8>(pos++) != 0x3a) return 0;
-      const v = parseValue();
-      if (v == 0) return 0;
-      objPut(o, k, v);
+      if (pos < end && load<u8>(pos) == 0x3a && s == 0) {
+        pos++;
+        const v = parseValue();
+        if (v == 0) return 0;
+        if (o == 0) o = mkObj();
+        objPut(o, k, v);
+      } else {
+        if (o != 0) return 0;
+        if (s == 0) s = mkSet();
+        setAdd(s, k);
+      }
       ws();
       if (pos >= end) return 0;
       const d = load<u8>(pos++);
@@ -216,7 +244,7 @@ function parseValue(): usize {
       if (d != 0x2c) return 0;
     }
     depth--;
-    return o;
+    return o != 0 ? o : s;
   }
   return 0;
 }
@@ -235,6 +263,8 @@ export function parseJSON(p: usize, n: usize): usize {
 // ---------------------------------------------------------------- printer
 
 let buf: usize = 0;
+/** Rego value syntax (opa_value_dump): sets as {…}/set(), object keys as values. */
+let rego = false;
 let blen: usize = 0;
 let bcap: usize = 0;
 
@@ -336,6 +366,7 @@ function dumpValue(v: usize): void {
         if (i > 0) put(0x2c);
         const k = objKey(v, i);
         if (tag(k) == T_STR) putString(k);
+        else if (rego) dumpValue(k);
         else putString(dumpToString(k));
         put(0x3a);
         dumpValue(objVal(v, i));
@@ -345,6 +376,16 @@ function dumpValue(v: usize): void {
     }
     default: {
       // T_ARR and T_SET
+      if (rego && tag(v) == T_SET) {
+        if (len(v) == 0) { putText('set()'); break; }
+        put(0x7b);
+        for (let i = 0; i < len(v); i++) {
+          if (i > 0) put(0x2c);
+          dumpValue(item(v, i));
+        }
+        put(0x7d);
+        break;
+      }
       put(0x5b);
       for (let i = 0; i < len(v); i++) {
         if (i > 0) put(0x2c);
@@ -367,6 +408,19 @@ function dumpToString(k: usize): usize {
 
 /** The JSON text of `v`, NUL-terminated. */
 export function dumpJSON(v: usize): usize {
+  rego = false;
+  return dump(v);
+}
+
+/** The Rego value text of `v` (sets as sets), NUL-terminated. */
+export function dumpValueText(v: usize): usize {
+  rego = true;
+  const p = dump(v);
+  rego = false;
+  return p;
+}
+
+function dump(v: usize): usize {
   buf = 0; blen = 0; bcap = 0;
   if (v == 0) putText('null');
   else dumpValue(v);

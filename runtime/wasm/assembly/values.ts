@@ -4,10 +4,22 @@
 // Rego's "undefined". Objects and sets are kept sorted by Rego's total order, so
 // lookups are binary searches and equal values have equal layouts.
 //
-//   NULL [tag]            BOOL [tag, b]                NUM [tag, rawLen, f64@8, rawPtr@16]
+//   NULL [tag]            BOOL [tag, b]                NUM [tag, rawLen, f64@8, rawPtr@16, inexact@20]
 //   STR  [tag, len, data] ARR  [tag, len, cap, items]  SET [tag, len, cap, items]
 //   OBJ  [tag, len, cap, keys, vals]
-// NUM keeps the JSON text it was parsed from (rawLen > 0) so it dumps unchanged.
+// NUM keeps the JSON text it was parsed from (rawLen > 0) so it dumps unchanged, and
+// marks numbers a double cannot hold exactly (more than 15 significant digits): using
+// one where precision matters aborts ("not supported on wasm") instead of answering wrong.
+
+@external('env', 'opa_abort') declare function opa_abort(addr: usize): void;
+
+/** Abort the evaluation with a message (opa_abort throws in the host). */
+export function fail(s: string): void {
+  const p = alloc(<usize>s.length + 1);
+  for (let i = 0; i < s.length; i++) store<u8>(p + i, <u8>s.charCodeAt(i));
+  store<u8>(p + s.length, 0);
+  opa_abort(p);
+}
 
 export const T_NULL: i32 = 1;
 export const T_BOOL: i32 = 2;
@@ -62,14 +74,29 @@ export function mkNum(x: f64): usize {
   store<i32>(v, 0, 4);
   store<f64>(v, x, 8);
   store<i32>(v, 0, 16);
+  store<i32>(v, 0, 20);
   return v;
 }
 
-export function mkNumRaw(x: f64, raw: usize, rawLen: i32): usize {
+export function mkNumRaw(x: f64, raw: usize, rawLen: i32, inexact: i32): usize {
   const v = mkNum(x);
   store<i32>(v, rawLen, 4);
   store<i32>(v, <i32>raw, 16);
+  store<i32>(v, inexact, 20);
   return v;
+}
+
+export function numInexact(v: usize): bool {
+  return load<i32>(v, 20) != 0;
+}
+
+function sameRaw(a: usize, b: usize): bool {
+  const la = len(a);
+  if (la != len(b) || la == 0) return false;
+  const pa = <usize>load<i32>(a, 16);
+  const pb = <usize>load<i32>(b, 16);
+  for (let i = 0; i < la; i++) if (load<u8>(pa + i) != load<u8>(pb + i)) return false;
+  return true;
 }
 
 /** A string over `len` UTF-8 bytes at `data` (not copied). */
@@ -225,6 +252,7 @@ export function compare(a: usize, b: usize): i32 {
     case T_NUM: {
       const x = numVal(a);
       const y = numVal(b);
+      if (x == y && (numInexact(a) || numInexact(b)) && !sameRaw(a, b)) fail('not supported on wasm: comparing numbers beyond float64 precision');
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case T_STR: {
@@ -268,4 +296,17 @@ export function compare(a: usize, b: usize): i32 {
 
 export function equal(a: usize, b: usize): i32 {
   return compare(a, b) == 0 ? 1 : 0;
+}
+
+/** Rego's merge of a rule's value `a` with base data `b` at the same path: base wins. */
+export function mergeValues(a: usize, b: usize): usize {
+  if (tag(a) != T_OBJ || tag(b) != T_OBJ) return b;
+  const o = mkObj();
+  for (let i = 0; i < len(a); i++) objPut(o, objKey(a, i), objVal(a, i));
+  for (let i = 0; i < len(b); i++) {
+    const k = objKey(b, i);
+    const old = objGet(o, k);
+    objPut(o, k, old != 0 ? mergeValues(old, objVal(b, i)) : objVal(b, i));
+  }
+  return o;
 }

@@ -1,0 +1,158 @@
+// Regent's own host for policy.wasm modules (OPA Wasm ABI 1.x): instantiates a module,
+// loads data, evaluates entrypoints through the ABI 1.2 `opa_eval` fast path, and
+// serves every builtin the module calls through `opa_builtinN` from Regent's JS
+// builtin registry (arguments and results cross as JSON, as in OPA's SDKs). Errors
+// raised inside the module (opa_abort) surface as WasmAbortError; the instance stays
+// usable because every evaluation resets the heap to just after the data.
+import { getBuiltin, callBuiltin, type BuiltinContext } from '../builtins/index.js';
+import { fromJS } from '../value/json.js';
+import { formatTerm } from '../value/format.js';
+import { parseValueText } from './value-text.js';
+
+export class WasmAbortError extends Error {
+  readonly code = 'eval_wasm_abort';
+}
+
+export interface WasmHostOptions {
+  /** Initial memory in 64 KiB pages (default 5, as the SDK). */
+  initialPages?: number;
+  /** Extra builtins by name, taking and returning JSON values (as the SDK's customBuiltins). */
+  customBuiltins?: Record<string, (...args: unknown[]) => unknown>;
+}
+
+// The WebAssembly global, typed locally (the project's lib settings have no DOM types).
+interface WAMemory { buffer: ArrayBuffer; grow(pages: number): number }
+interface WAModule { readonly __module?: true }
+const WA = (globalThis as unknown as {
+  WebAssembly: {
+    Memory: new (d: { initial: number }) => WAMemory;
+    Module: new (bytes: Uint8Array) => WAModule;
+    Instance: new (m: WAModule, imports: object) => { exports: Record<string, unknown> };
+  };
+}).WebAssembly;
+
+type Exports = Record<string, (...a: number[]) => number>;
+
+export class WasmPolicy {
+  private data = 0;
+  private dataHeap = 0;
+  private baseHeap = 0;
+  /** Entrypoint names → numbers, from the module's `entrypoints()`. */
+  readonly entrypoints: Record<string, number>;
+  /** The highest heap pointer seen after an evaluation (bytes), for memory reports. */
+  heapHighWater = 0;
+
+  private constructor(
+    readonly x: Exports,
+    private readonly mem: WAMemory,
+  ) {
+    this.data = this.loadJSON({});
+    this.baseHeap = this.x.opa_heap_ptr_get!();
+    this.dataHeap = this.baseHeap;
+    this.entrypoints = this.dumpJSON(this.x.entrypoints!()) as Record<string, number>;
+  }
+
+  static async load(wasm: Uint8Array | WAModule, opts: WasmHostOptions = {}): Promise<WasmPolicy> {
+    const mem = new WA.Memory({ initial: opts.initialPages ?? 5 });
+    let self: WasmPolicy | undefined;
+    let ids: Record<number, string> = {};
+    const text = (addr: number): string => {
+      const b = new Uint8Array(mem.buffer);
+      let end = addr;
+      while (b[end] !== 0) end++;
+      return new TextDecoder().decode(b.subarray(addr, end));
+    };
+    const ctx: BuiltinContext = {
+      strict: false, cache: new Map(), nowNs: BigInt(Date.now()) * 1_000_000n,
+      print: () => {}, runtime: fromJS({}), extras: {},
+    };
+    const builtin = (id: number, ...args: number[]): number => {
+      const p = self!;
+      const name = ids[id]!;
+      const custom = opts.customBuiltins?.[name];
+      if (custom) {
+        const out = custom(...args.map((a) => p.dumpJSON(a)));
+        return out === undefined ? 0 : p.loadJSON(out);
+      }
+      // Regent's registry: exact values both ways (Rego value text, sets kept)
+      const def = getBuiltin(name);
+      if (!def) throw new WasmAbortError(`not implemented: built-in function ${name}`);
+      const v = callBuiltin(def, args.map((a) => parseValueText(p.rawText(p.x.opa_value_dump!(a)))), ctx);
+      return v === undefined ? 0 : p.loadText(formatTerm(v));
+    };
+    const env = {
+      memory: mem,
+      opa_abort: (addr: number) => { throw new WasmAbortError(text(addr)); },
+      opa_println: (addr: number) => console.log(text(addr)),
+      opa_builtin0: (id: number) => builtin(id),
+      opa_builtin1: (id: number, _c: number, a: number) => builtin(id, a),
+      opa_builtin2: (id: number, _c: number, a: number, b: number) => builtin(id, a, b),
+      opa_builtin3: (id: number, _c: number, a: number, b: number, c: number) => builtin(id, a, b, c),
+      opa_builtin4: (id: number, _c: number, a: number, b: number, c: number, d: number) => builtin(id, a, b, c, d),
+    };
+    const module = wasm instanceof Uint8Array ? new WA.Module(wasm) : wasm;
+    const instance = new WA.Instance(module, { env });
+    const x = instance.exports as unknown as Exports;
+    const version = (instance.exports.opa_wasm_abi_version as { value: number } | undefined)?.value;
+    if (version !== 1) throw new Error(`unsupported ABI version ${String(version)}`);
+    self = new WasmPolicy(x, mem);
+    const byName = self.dumpJSON(x.builtins!()) as Record<string, number>;
+    ids = Object.fromEntries(Object.entries(byName).map(([k, v]) => [v, k]));
+    return self;
+  }
+
+  private loadJSON(value: unknown): number {
+    return this.loadText(JSON.stringify(value));
+  }
+
+  private loadText(text: string): number {
+    const bytes = new TextEncoder().encode(text);
+    const addr = this.x.opa_malloc!(bytes.length);
+    new Uint8Array(this.mem.buffer).set(bytes, addr);
+    const v = this.x.opa_value_parse!(addr, bytes.length);
+    if (v === 0) throw new WasmAbortError('failed to parse json value');
+    return v;
+  }
+
+  private dumpJSON(addr: number): unknown {
+    return JSON.parse(this.rawText(this.x.opa_json_dump!(addr)));
+  }
+
+  rawText(addr: number): string {
+    const b = new Uint8Array(this.mem.buffer);
+    let end = addr;
+    while (b[end] !== 0) end++;
+    return new TextDecoder().decode(b.subarray(addr, end));
+  }
+
+  /** Replace the data document (JSON). A bad document leaves the previous one in place. */
+  setData(data: unknown): void {
+    this.x.opa_heap_ptr_set!(this.baseHeap);
+    try {
+      this.data = this.loadJSON(data);
+    } catch (e) {
+      this.x.opa_heap_ptr_set!(this.dataHeap);
+      throw e;
+    }
+    this.dataHeap = this.x.opa_heap_ptr_get!();
+  }
+
+  /** The result set `[{"result": …}]` (or `[]`) of one entrypoint, by name or number. */
+  evaluate(input: unknown, entrypoint: string | number = 0): { result: unknown }[] {
+    const ep = typeof entrypoint === 'number' ? entrypoint : this.entrypoints[entrypoint];
+    if (ep === undefined) throw new Error(`entrypoint ${String(entrypoint)} is not valid in this instance`);
+    let inputAddr = 0;
+    let inputLen = 0;
+    if (input !== undefined) {
+      const bytes = new TextEncoder().encode(JSON.stringify(input));
+      inputAddr = this.dataHeap;
+      inputLen = bytes.length;
+      const need = inputAddr + inputLen - this.mem.buffer.byteLength;
+      if (need > 0) this.mem.grow(Math.ceil(need / 65536));
+      new Uint8Array(this.mem.buffer).set(bytes, inputAddr);
+    }
+    const ret = this.x.opa_eval!(0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
+    this.heapHighWater = Math.max(this.heapHighWater, this.x.opa_heap_ptr_get!());
+    return JSON.parse(this.rawText(ret)) as { result: unknown }[];
+  }
+}

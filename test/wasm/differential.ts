@@ -1,0 +1,109 @@
+// The Wasm back end as a differential evaluator over the conformance cases: a case
+// whose query is `data.<path> = x` (or just `data.<path>`) is compiled to policy.wasm
+// with that path as the entrypoint and evaluated through a Wasm host (Regent's own,
+// or OPA's SDK); the value must equal what the JS back end gives for the same
+// decision. Cases that cannot run on Wasm (another query shape, a compile error, an
+// expected error, a construct the back end refuses) are "unsupported", with reasons.
+import { compile, compileWasm, WasmUnsupportedError } from '../../compiler/index.js';
+import { toJS, fromJS } from '../../runtime/value/json.js';
+import { WasmPolicy } from '../../runtime/wasm/host.js';
+import type { LoadedCase } from '../conformance/load.js';
+import { termToValue, parseTerm } from '../../compiler/index.js';
+
+export type Verdict =
+  | { status: 'pass' }
+  | { status: 'unsupported'; reason: string }
+  | { status: 'disagree'; want: unknown; got: unknown };
+
+/** A host: load a module, set data, evaluate one entrypoint (0) → result set JSON. */
+export type Host = (wasm: Uint8Array, data: unknown, input: unknown) => Promise<unknown[]>;
+
+export const regentHost: Host = async (wasm, data, input) => {
+  const p = await WasmPolicy.load(wasm);
+  p.setData(data ?? {});
+  return p.evaluate(input, 0);
+};
+
+/** JSON with sorted keys, for comparing values. */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return '{' + Object.keys(o).sort().map((k) => JSON.stringify(k) + ':' + canonical(o[k])).join(',') + '}';
+  }
+  return JSON.stringify(v);
+}
+
+const QUERY = /^\s*data((?:\.[A-Za-z_][\w]*)+)\s*(?:=\s*([A-Za-z_]\w*))?\s*$/;
+
+function inputOf(c: LoadedCase): unknown {
+  if (c.input_term !== undefined) return toJS(termToValue(parseTerm(c.input_term)));
+  return c.input;
+}
+
+export async function runWasmCase(c: LoadedCase, host: Host = regentHost): Promise<Verdict> {
+  const q = QUERY.exec(c.query);
+  if (!q) return { status: 'unsupported', reason: 'query is not data.<path> = x' };
+  if (c.want_error !== undefined || c.want_error_code !== undefined) return { status: 'unsupported', reason: 'case expects an error' };
+  if (c.env) return { status: 'unsupported', reason: 'case sets environment variables' };
+  const path = q[1]!.slice(1).split('.');
+  let policy;
+  try {
+    policy = compile((c.modules ?? []).map((text, i) => ({ file: `mod${i}.rego`, text, v0Compatible: c.v0_compatible })));
+  } catch {
+    return { status: 'unsupported', reason: 'compile error (JS back end)' };
+  }
+  let input: unknown;
+  try {
+    input = inputOf(c);
+  } catch {
+    return { status: 'unsupported', reason: 'input_term' };
+  }
+  let want: unknown;
+  try {
+    const v = policy.prepareDecision(path)({ input: input === undefined ? undefined : fromJS(input), data: fromJS(c.data ?? {}) });
+    want = v === undefined ? [] : [{ result: toJS(v) }];
+  } catch {
+    return { status: 'unsupported', reason: 'the JS back end raises an error' };
+  }
+  let wasm: Uint8Array;
+  try {
+    wasm = await compileWasm(policy, [path], { optimize: 0 });
+  } catch (e) {
+    if (e instanceof WasmUnsupportedError) return { status: 'unsupported', reason: e.message };
+    return { status: 'unsupported', reason: `wasm compile crash: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  let got: unknown;
+  try {
+    got = await host(wasm, c.data ?? {}, input);
+  } catch (e) {
+    return { status: 'unsupported', reason: `wasm run error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 160) };
+  }
+  if (canonical(want) !== canonical(got)) return { status: 'disagree', want, got };
+  return { status: 'pass' };
+}
+
+export interface FolderCount {
+  pass: number;
+  unsupported: number;
+  disagree: number;
+}
+
+/** Counts per folder, plus unsupported reasons (reason → count) and disagreements. */
+export async function runAll(cases: LoadedCase[], host: Host = regentHost) {
+  const folders = new Map<string, FolderCount>();
+  const reasons = new Map<string, number>();
+  const disagreements: { id: string; folder: string; want: unknown; got: unknown }[] = [];
+  for (const c of cases) {
+    const v = await runWasmCase(c, host);
+    const f = folders.get(c.folder) ?? { pass: 0, unsupported: 0, disagree: 0 };
+    folders.set(c.folder, f);
+    f[v.status]++;
+    if (v.status === 'unsupported') {
+      const r = v.reason.replace(/rule [\w.]+: /, 'rule …: ').replace(/document [\w.]+ /, 'document … ');
+      reasons.set(r, (reasons.get(r) ?? 0) + 1);
+    }
+    if (v.status === 'disagree') disagreements.push({ id: c.id, folder: c.folder, want: v.want, got: v.got });
+  }
+  return { folders, reasons, disagreements };
+}
