@@ -206,7 +206,7 @@ export class FnGen {
         return this.checked(this.rt('rt_input', []), fail);
       case 'base': {
         let x = this.rt('rt_data', []);
-        for (const key of e.path) x = this.checked(this.rt('rt_dot', [x, m.global.get(L.constant(key), I32)]), fail);
+        for (const key of e.path) x = this.checked(this.rt('rt_dot_base', [x, m.global.get(L.constant(key), I32)]), fail);
         return x;
       }
       case 'rule':

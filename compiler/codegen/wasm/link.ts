@@ -139,7 +139,7 @@ export class Linker {
       for (let i = 0; i < bytes.length; i++) out.push(m.i32.store8(i, 1, m.local.get(p, I32), m.i32.const(bytes[i]!)));
       const ptr = m.local.get(p, I32);
       const len = m.i32.const(bytes.length);
-      out.push(typeof v === 'string' ? f.rt('rt_str', [ptr, len]) : f.rt('rt_num_raw', [m.f64.const(Number(text)), ptr, len]));
+      out.push(typeof v === 'string' ? f.rt('rt_str', [ptr, len]) : f.rt('rt_num_raw', [ptr, len]));
       return m.block(null, out, I32);
     }
     const t = f.temp();

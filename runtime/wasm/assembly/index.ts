@@ -266,7 +266,18 @@ export function rt_arith(op: i32, a: usize, b: usize): usize {
 }
 
 /** A number constant with its exact text (from the compiler). */
-export function rt_num_raw(x: f64, p: usize, n: i32): usize { return mkNumRaw(x, p, n, inexactText(p, n) ? 1 : 0); }
+export function rt_num_raw(p: usize, n: i32): usize { return mkNumRaw(textToF64(p, n), p, n, inexactText(p, n) ? 1 : 0); }
+
+/** A lookup in base data: a number key also finds the object key of its text (`data[2]`). */
+export function rt_dot_base(v: usize, k: usize): usize {
+  if (v != 0 && k != 0 && tag(v) == T_OBJ && tag(k) == T_NUM) {
+    const t = dumpJSON(k);
+    let n = 0;
+    while (load<u8>(t + n) != 0) n++;
+    return objGet(v, mkStr(t, n));
+  }
+  return rt_dot(v, k);
+}
 
 /** Put a child document under `key` of `doc`: base data already there wins (merged). */
 export function rt_put_child(doc: usize, key: usize, v: usize): void {

@@ -252,7 +252,10 @@ export function compare(a: usize, b: usize): i32 {
     case T_NUM: {
       const x = numVal(a);
       const y = numVal(b);
-      if (x == y && (numInexact(a) || numInexact(b)) && !sameRaw(a, b)) fail('not supported on wasm: comparing numbers beyond float64 precision');
+      if ((numInexact(a) || numInexact(b)) && Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y))) {
+        if (sameRaw(a, b)) return 0;
+        fail('not supported on wasm: comparing numbers beyond float64 precision');
+      }
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case T_STR: {
