@@ -39,6 +39,8 @@ export class WasmPolicy {
   private baseHeap = 0;
   /** Entrypoint names → numbers, from the module's `entrypoints()`. */
   readonly entrypoints: Record<string, number>;
+  /** Names of the builtins the module calls through opa_builtinN (host-served). */
+  builtinNames: string[] = [];
   /** The highest heap pointer seen after an evaluation (bytes), for memory reports. */
   heapHighWater = 0;
 
@@ -98,6 +100,7 @@ export class WasmPolicy {
     self = new WasmPolicy(x, mem);
     const byName = self.dumpJSON(x.builtins!()) as Record<string, number>;
     ids = Object.fromEntries(Object.entries(byName).map(([k, v]) => [v, k]));
+    self.builtinNames = Object.keys(byName);
     return self;
   }
 

@@ -13,7 +13,9 @@ import { termToValue, parseTerm } from '../../compiler/index.js';
 export type Verdict =
   | { status: 'pass' }
   | { status: 'unsupported'; reason: string }
-  | { status: 'disagree'; want: unknown; got: unknown };
+  | { status: 'disagree'; want: unknown; got: unknown }
+  /** A difference that comes from a host's own JS builtin (e.g. the SDK's sprintf), not from Regent. */
+  | { status: 'hostdiff'; builtins: string[]; want: unknown; got: unknown };
 
 /** A host: load a module, set data, evaluate one entrypoint (0) → result set JSON. */
 export type Host = (wasm: Uint8Array, data: unknown, input: unknown) => Promise<unknown[]>;
@@ -79,7 +81,13 @@ export async function runWasmCase(c: LoadedCase, host: Host = regentHost): Promi
   } catch (e) {
     return { status: 'unsupported', reason: `wasm run error: ${e instanceof Error ? e.message : String(e)}`.slice(0, 160) };
   }
-  if (canonical(want) !== canonical(got)) return { status: 'disagree', want, got };
+  if (canonical(want) !== canonical(got)) {
+    if (host !== regentHost) {
+      const builtins = (await WasmPolicy.load(wasm)).builtinNames;
+      if (builtins.length > 0) return { status: 'hostdiff', builtins, want, got };
+    }
+    return { status: 'disagree', want, got };
+  }
   return { status: 'pass' };
 }
 
@@ -87,6 +95,7 @@ export interface FolderCount {
   pass: number;
   unsupported: number;
   disagree: number;
+  hostdiff: number;
 }
 
 /** Counts per folder, plus unsupported reasons (reason → count) and disagreements. */
@@ -94,9 +103,10 @@ export async function runAll(cases: LoadedCase[], host: Host = regentHost) {
   const folders = new Map<string, FolderCount>();
   const reasons = new Map<string, number>();
   const disagreements: { id: string; folder: string; want: unknown; got: unknown }[] = [];
+  const hostdiffs: { id: string; builtins: string[]; want: unknown; got: unknown }[] = [];
   for (const c of cases) {
     const v = await runWasmCase(c, host);
-    const f = folders.get(c.folder) ?? { pass: 0, unsupported: 0, disagree: 0 };
+    const f = folders.get(c.folder) ?? { pass: 0, unsupported: 0, disagree: 0, hostdiff: 0 };
     folders.set(c.folder, f);
     f[v.status]++;
     if (v.status === 'unsupported') {
@@ -104,6 +114,7 @@ export async function runAll(cases: LoadedCase[], host: Host = regentHost) {
       reasons.set(r, (reasons.get(r) ?? 0) + 1);
     }
     if (v.status === 'disagree') disagreements.push({ id: c.id, folder: c.folder, want: v.want, got: v.got });
+    if (v.status === 'hostdiff') hostdiffs.push({ id: c.id, builtins: v.builtins, want: v.want, got: v.got });
   }
-  return { folders, reasons, disagreements };
+  return { folders, reasons, disagreements, hostdiffs };
 }
