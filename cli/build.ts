@@ -22,7 +22,7 @@ import {
   type BundleModule,
 } from '../runtime/bundles/index.js';
 import { RObject } from '../runtime/value/index.js';
-import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { LoadError, loadPaths, mergeAt } from './loader.js';
 import { toOutputErrors, type IO, type OutputError } from './output.js';
 
@@ -34,6 +34,9 @@ export const BUILD_FLAGS: FlagSpec[] = [
   { name: 'signing-alg', type: 'string', default: 'RS256', metavar: 'ALG', description: 'name of the signing algorithm' },
   { name: 'claims-file', type: 'string', metavar: 'FILE', description: 'set path of JSON file containing optional claims (see: https://openpolicyagent.org/docs/management-bundles/#signature-format)' },
   { name: 'v0-compatible', type: 'boolean', description: 'opt-in to OPA features and behaviors prior to the OPA v1.0 release' },
+  { name: 'target', short: 't', type: 'string', default: 'rego', metavar: 'TARGET', description: 'set the output bundle target type (rego or wasm)' },
+  { name: 'entrypoint', short: 'e', type: 'string', repeatable: true, metavar: 'PATH', description: 'set slash separated entrypoint path (for -t wasm)' },
+  { name: 'optimize', short: 'O', type: 'string', default: '1', metavar: 'LEVEL', description: 'set binaryen optimization level for -t wasm (0-3)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for build' },
 ];
 
@@ -162,6 +165,13 @@ export async function buildCommand(argv: string[], io: IO): Promise<number> {
       io.err(`error: ${errorLines(errors)}\n`);
       return 1;
     }
+    const target = str(args, 'target') ?? 'rego';
+    if (target === 'wasm') {
+      // policy.wasm (OPA Wasm ABI) for the entrypoints, with the manifest's wasm entries
+      const { addWasmModule } = await import('../compiler/codegen/wasm/bundle.js');
+      const report = await addWasmModule(bundle, list(args, 'entrypoint'), Number(str(args, 'optimize') ?? '1'));
+      io.err(report + '\n');
+    } else if (target !== 'rego') throw new UsageError(`invalid target ${JSON.stringify(target)}: use rego or wasm`);
     let out = bundle;
     const key = str(args, 'signing-key');
     if (key !== undefined) {
