@@ -14,6 +14,8 @@ import type { DecisionEvent, PluginHost } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
 import { applyMask, eventJSON, eventValue } from './event-json.js';
 import { HTTPStatusError, type ServiceClient, type ServiceConfig } from './services.js';
+import { consoleLogger } from './console-logger.js';
+import { parseJSON, RObject } from '../../runtime/index.js';
 import { backoffMs, jitterMs, messageOf, silentLogger, sleep, type PluginLogger } from './util.js';
 
 const gzip = promisify(gzipCb);
@@ -124,6 +126,8 @@ export class DecisionLogger {
     private readonly host: PluginHost,
     private readonly logger: PluginLogger = silentLogger,
     private readonly onStatus?: (s: DecisionLogsStatus) => void,
+    /** OPA's console logger (`console: true`): stderr, logrus JSON (console-logger.ts). */
+    private readonly console: PluginLogger = consoleLogger(),
   ) {
     this.tokens = config.maxDecisionsPerSecond ?? 0;
   }
@@ -168,7 +172,8 @@ export class DecisionLogger {
         return;
       }
       const json = eventJSON(e);
-      if (this.config.console) this.logger.info(JSON.parse(json) as object, 'Decision Log');
+      // As OPA: the event's fields (exact numbers, keys sorted) plus `type`, at info.
+      if (this.config.console) this.console.info(Object.assign(fieldsObject(json), { type: 'openpolicyagent.org/decision_logs' }), 'Decision Log');
       if (!this.client) return;
       this.buffer.push(json);
       this.bufferBytes += json.length;
@@ -263,4 +268,12 @@ export class DecisionLogger {
       await this.client!.request('POST', this.config.resource, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: c.body, signal }).catch(() => undefined);
     }
   }
+}
+
+/** The top-level fields of an event's JSON, values as Rego values (exact numbers). */
+function fieldsObject(json: string): Record<string, unknown> {
+  const v = parseJSON(json);
+  const out: Record<string, unknown> = {};
+  if (v instanceof RObject) for (const [k, x] of v.entries()) out[String(k)] = x;
+  return out;
 }

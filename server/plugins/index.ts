@@ -26,6 +26,8 @@ export type { BundleStatus, DecisionEvent, PluginHost, PluginState } from './con
 
 export interface PluginOptions {
   logger?: PluginLogger;
+  /** Where `decision_logs.console` / `status.console` print (default: stderr, OPA's logrus JSON lines). */
+  consoleLogger?: PluginLogger;
   /** User-Agent of every plugin request. */
   userAgent?: string;
   /** Default Rego version of bundle modules: 0 under --v0-compatible. */
@@ -104,7 +106,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
   const reporter = new StatusReporter(statusConfig ?? { resource: '/status', console: false }, client(statusConfig?.service), () => host.labels(), logger, {
     ...(opts.prometheus ? { registry: opts.prometheus } : {}),
     ...(opts.metrics ? { inner: opts.metrics } : {}),
-  });
+  }, opts.consoleLogger);
   const wrapped: PluginHost = {
     activateBundle: (name, bundle) => host.activateBundle(name, bundle),
     setBundleStatus: (s: BundleStatus) => {
@@ -161,7 +163,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
 
   let logs: DecisionLogger | undefined;
   if (logsConfig) {
-    logs = new DecisionLogger(logsConfig, client(logsConfig.service), wrapped, logger, (s) => reporter.setDecisionLogs(s));
+    logs = new DecisionLogger(logsConfig, client(logsConfig.service), wrapped, logger, (s) => reporter.setDecisionLogs(s), opts.consoleLogger);
     wrapped.setPluginState('decision_logs', 'OK');
     logs.start();
   }

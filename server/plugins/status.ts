@@ -7,6 +7,7 @@
 // `metrics.prometheus` holds the engine registry's metric families (plus the
 // optional inner metrics); `prometheus: true` also registers OPA's status
 // collectors on that registry and updates them on every report (status-metrics.ts).
+import { consoleLogger } from './console-logger.js';
 import type { Registry } from 'prom-client';
 import type { BundleStatus, PluginState } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
@@ -83,6 +84,8 @@ export class StatusReporter {
     private readonly labels: () => Record<string, string>,
     private readonly logger: PluginLogger = silentLogger,
     private readonly metrics: StatusMetricsSource = {},
+    /** OPA's console logger (`console: true`): stderr, logrus JSON (console-logger.ts). */
+    private readonly console: PluginLogger = consoleLogger(),
   ) {}
 
   start(): void {
@@ -149,7 +152,7 @@ export class StatusReporter {
 
   /** Report one document now; true when delivered (or nothing to deliver to). */
   async send(doc: StatusDocument, signal?: AbortSignal): Promise<boolean> {
-    if (this.config.console) this.logger.info(doc, 'Status Log');
+    if (this.config.console) this.console.info({ ...doc, type: 'openpolicyagent.org/status' }, 'Status Log');
     // As OPA: the collectors are updated after the snapshot, from the document being reported.
     this.collectors?.update(doc.plugins, doc.bundles);
     if (!this.client) return true;
