@@ -46,6 +46,10 @@ export const COMMANDS: Record<string, Command> = {
   fmt: { summary: 'Format Rego source files', run: fmtCommand },
   bench: { summary: 'Benchmark a Rego query', run: benchCommand },
   capabilities: { summary: 'Print the capabilities of regent', run: capabilitiesCommand },
+  inspect: { summary: 'Inspect OPA bundle(s)', run: async (a, io) => (await import('./inspect.js')).inspectCommand(a, io) },
+  deps: { summary: 'Analyze Rego query dependencies', run: async (a, io) => (await import('./deps.js')).depsCommand(a, io) },
+  exec: { summary: 'Execute against input files', run: async (a, io) => (await import('./exec.js')).execCommand(a, io) },
+  sign: { summary: 'Generate an OPA bundle signature', run: async (a, io) => (await import('./sign.js')).signCommand(a, io) },
   'control-plane': { summary: 'Run the control plane service', run: async (a, io) => (await import('./control-plane.js')).controlPlaneCommand(a, io) },
 };
 
