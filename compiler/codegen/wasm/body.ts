@@ -6,7 +6,7 @@
 // an i32 pointer into linear memory; 0 is undefined, and `check` turns it into a
 // branch to the current failure label, so expressions only ever yield real values.
 import binaryen from 'binaryen';
-import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
+import type { Block, Expr, Pattern, Stmt, WithMod } from '../../ir/ir.js';
 import type { Linker } from './link.js';
 
 const I32 = binaryen.i32;
@@ -115,9 +115,45 @@ export class FnGen {
         ]);
         return [loop, ...rest(fail)];
       }
+      case 'with':
+        return this.with(s.mods, s.body, fail, rest);
       default:
         throw new WasmUnsupportedError(`statement ${s.k}`);
     }
+  }
+
+  /**
+   * `with`: the body runs with input/data replaced and a fresh memoization generation;
+   * the rest of the block runs, per solution, with the outer ones restored (and the
+   * replacement put back before the body looks for its next solution).
+   */
+  private with(mods: WithMod[], body: Block, fail: string, rest: (fail: string) => X[]): X[] {
+    const m = this.m;
+    const [oldIn, oldData, oldGen, newIn, newData, newGen] = [0, 0, 0, 0, 0, 0].map(() => this.temp()) as [number, number, number, number, number, number];
+    const out: X[] = [
+      m.local.set(oldIn, this.rt('rt_input', [])),
+      m.local.set(oldData, this.rt('rt_data', [])),
+      m.local.set(oldGen, this.rt('rt_gen', [])),
+      m.local.set(newIn, this.get(oldIn)),
+      m.local.set(newData, this.get(oldData)),
+    ];
+    for (const mod of mods) {
+      if (mod.k === 'function') throw new WasmUnsupportedError(`with ${mod.name} (function replacement)`);
+      const v = this.expr(mod.value, fail);
+      const target = mod.k === 'input' ? newIn : newData;
+      if (mod.k === 'data') this.L.checkDataOverride(mod.path);
+      if (mod.path.length === 0) out.push(m.local.set(target, v));
+      else out.push(m.local.set(target, this.rt('rt_set_path', [this.get(target), m.global.get(this.L.constant(mod.path), I32), v])));
+    }
+    const enter = this.rt('rt_with_set', [this.get(newIn), this.get(newData), this.get(newGen)], binaryen.none);
+    const leave = () => this.rt('rt_with_set', [this.get(oldIn), this.get(oldData), this.get(oldGen)], binaryen.none);
+    out.push(m.local.set(newGen, this.rt('rt_gen_new', [])), enter);
+    out.push(this.body(body, () => {
+      const restFail = this.label('wr');
+      return [m.block(restFail, [leave(), ...rest(restFail)]), this.rt('rt_with_set', [this.get(newIn), this.get(newData), this.get(newGen)], binaryen.none)];
+    }));
+    out.push(leave());
+    return out;
   }
 
   /** Iterate a collection: `inner(keyLocal, valueLocal, fail)` runs once per member. */

@@ -98,6 +98,18 @@ export class Linker {
     return this.lazy(name, () => emitNode(this, id, name));
   }
 
+  /** `with data.<path> as …` is compiled only where no rule lives at, above or below the path. */
+  checkDataOverride(path: string[]): void {
+    let node = this.ir.nodes[0]!;
+    for (const seg of path) {
+      if (node.groups.length > 0) break;
+      const child = node.children.get(seg);
+      if (child === undefined) return;
+      node = this.ir.nodes[child]!;
+    }
+    throw new WasmUnsupportedError(`with data.${path.join('.')} over rules`);
+  }
+
   copyFn(): string {
     return this.rt('rt_obj_merge');
   }

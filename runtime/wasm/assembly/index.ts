@@ -34,6 +34,7 @@ regent_init();
 let evalInput: usize = 0;
 let evalData: usize = 0;
 let evalGen: i32 = 0;
+let genCounter: i32 = 0;
 
 export const opa_wasm_abi_version: i32 = 1;
 export const opa_wasm_abi_minor_version: i32 = 2;
@@ -120,7 +121,7 @@ function resultSet(v: usize): usize {
 function run(ep: i32, input: usize, data: usize): usize {
   evalInput = input;
   evalData = data == 0 ? mkObj() : data;
-  evalGen++;
+  evalGen = ++genCounter;
   return resultSet(regent_eval_entry(ep));
 }
 
@@ -145,6 +146,26 @@ export function opa_eval(reserved: i32, ep: i32, data: usize, inputPtr: usize, i
 export function rt_input(): usize { return evalInput; }
 export function rt_data(): usize { return evalData; }
 export function rt_gen(): i32 { return evalGen; }
+/** A fresh memoization generation (for `with`): rule values computed under it are not reused outside. */
+export function rt_gen_new(): i32 { return ++genCounter; }
+/** Switch input, data and generation (entering or leaving a `with`). */
+export function rt_with_set(input: usize, data: usize, gen: i32): void {
+  evalInput = input;
+  evalData = data;
+  evalGen = gen;
+}
+/** A copy of `base` (an object, else {}) with `v` at `path` (an array of strings); copies along the path only. */
+export function rt_set_path(base: usize, path: usize, v: usize): usize {
+  return setPathFrom(base, path, 0, v);
+}
+function setPathFrom(base: usize, path: usize, i: i32, v: usize): usize {
+  if (i >= len(path)) return v;
+  const o = mkObj();
+  if (base != 0 && tag(base) == T_OBJ) for (let j = 0; j < len(base); j++) objPut(o, objKey(base, j), objVal(base, j));
+  const k = item(path, i);
+  objPut(o, k, setPathFrom(objGet(o, k), path, i + 1, v));
+  return o;
+}
 export function rt_conflict(): void { opa_abort(cstr('regent: complete rules must not produce multiple outputs')); }
 export function rt_unsupported(): void { opa_abort(cstr('regent: not supported on wasm')); }
 export function rt_null(): usize { return mkNull(); }
