@@ -289,8 +289,25 @@ export class FnGen {
         };
         return m.block(null, [m.local.set(t, this.rt(mk, [])), this.body(e.body, add), this.get(t)], I32);
       }
+      case 'template': {
+        // parts never fail: an undefined one prints as <undefined>
+        const t = this.temp();
+        const out: X[] = [m.local.set(t, m.global.get(L.constant(''), I32))];
+        for (const part of e.parts) {
+          let pv: X;
+          if (typeof part === 'string') pv = m.global.get(L.constant(part), I32);
+          else {
+            const p = this.temp();
+            const pf = this.label('tp');
+            out.push(m.local.set(p, m.i32.const(0)), m.block(pf, [m.local.set(p, this.expr(part, pf))]));
+            pv = this.rt('rt_template_part', [this.get(p)]);
+          }
+          out.push(m.local.set(t, this.rt('rt_str_concat', [this.get(t), pv])));
+        }
+        return m.block(null, [...out, this.get(t)], I32);
+      }
       default:
-        throw new WasmUnsupportedError(`expression ${e.k}`);
+        throw new WasmUnsupportedError(`expression ${(e as { k: string }).k}`);
     }
   }
 

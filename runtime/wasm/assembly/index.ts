@@ -9,7 +9,7 @@ import {
   alloc, heapGet, heapSet, mkNull, mkBool, mkNum, mkStr, mkArr, mkObj, mkSet, arrPush, setAdd, setHas,
   objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal, fail, numInexact, mkNumRaw, mergeValues,
 } from './values';
-import { parseJSON, dumpJSON, dumpValueText, textToF64, inexactText } from './json';
+import { parseJSON, dumpJSON, dumpValueText, textToF64, inexactText, termText } from './json';
 
 // ---------------------------------------------------------------- imports
 
@@ -329,6 +329,21 @@ export function rt_member2(x: usize, c: usize): usize {
 export function rt_member3(k: usize, x: usize, c: usize): usize {
   const v = rt_dot(c, k);
   return mkBool(v != 0 && tag(c) != T_SET && equal(v, x) ? 1 : 0);
+}
+
+/** One part of a template string: strings as they are, other values as terms, undefined as <undefined>. */
+export function rt_template_part(v: usize): usize {
+  if (v == 0) return mkStr(cstr('<undefined>'), 11);
+  return tag(v) == T_STR ? v : termText(v);
+}
+
+export function rt_str_concat(a: usize, b: usize): usize {
+  const la = len(a);
+  const lb = len(b);
+  const p = alloc(<usize>(la + lb));
+  memory.copy(p, strData(a), <usize>la);
+  memory.copy(p + la, strData(b), <usize>lb);
+  return mkStr(p, la + lb);
 }
 
 export function rt_builtin0(id: i32): usize { return opa_builtin0(id, 0); }

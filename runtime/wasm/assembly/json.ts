@@ -265,6 +265,13 @@ export function parseJSON(p: usize, n: usize): usize {
 let buf: usize = 0;
 /** Rego value syntax (opa_value_dump): sets as {…}/set(), object keys as values. */
 let rego = false;
+/** Rego term text as OPA prints it (`[1, 2]`, `{"a": 1}`): separators with a space. */
+let spaced = false;
+
+function sep(c: i32): void {
+  put(c);
+  if (spaced) put(0x20);
+}
 let blen: usize = 0;
 let bcap: usize = 0;
 
@@ -363,12 +370,12 @@ function dumpValue(v: usize): void {
     case T_OBJ: {
       put(0x7b);
       for (let i = 0; i < len(v); i++) {
-        if (i > 0) put(0x2c);
+        if (i > 0) sep(0x2c);
         const k = objKey(v, i);
         if (tag(k) == T_STR) putString(k);
         else if (rego) dumpValue(k);
         else putString(dumpToString(k));
-        put(0x3a);
+        sep(0x3a);
         dumpValue(objVal(v, i));
       }
       put(0x7d);
@@ -380,7 +387,7 @@ function dumpValue(v: usize): void {
         if (len(v) == 0) { putText('set()'); break; }
         put(0x7b);
         for (let i = 0; i < len(v); i++) {
-          if (i > 0) put(0x2c);
+          if (i > 0) sep(0x2c);
           dumpValue(item(v, i));
         }
         put(0x7d);
@@ -388,7 +395,7 @@ function dumpValue(v: usize): void {
       }
       put(0x5b);
       for (let i = 0; i < len(v); i++) {
-        if (i > 0) put(0x2c);
+        if (i > 0) sep(0x2c);
         dumpValue(item(v, i));
       }
       put(0x5d);
@@ -410,6 +417,17 @@ function dumpToString(k: usize): usize {
 export function dumpJSON(v: usize): usize {
   rego = false;
   return dump(v);
+}
+
+/** `v` as OPA prints a term (template strings, sprintf %v): a string value. */
+export function termText(v: usize): usize {
+  rego = true;
+  spaced = true;
+  buf = 0; blen = 0; bcap = 0;
+  dumpValue(v);
+  rego = false;
+  spaced = false;
+  return mkStr(buf, <i32>blen);
 }
 
 /** The Rego value text of `v` (sets as sets), NUL-terminated. */
