@@ -9,7 +9,8 @@ import {
   alloc, heapGet, heapSet, mkNull, mkBool, mkNum, mkStr, mkArr, mkObj, mkSet, arrPush, setAdd, setHas,
   objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal, fail, numInexact, mkNumRaw, mergeValues,
 } from './values';
-import { parseJSON, dumpJSON, dumpValueText, textToF64, inexactText, termText } from './json';
+import { parseJSON, textToF64, inexactText } from './json';
+import { dumpJSON, dumpValueText, termText } from './dump';
 
 // ---------------------------------------------------------------- imports
 
