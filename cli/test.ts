@@ -10,14 +10,16 @@
 // passed, 2 any test failed, errored or was skipped (unless -z), 1 load/compile
 // errors (and failures with --coverage). Files that cannot be read or parsed are
 // reported as OPA's loader does (`1 error occurred during loading: …`), compile
-// errors as `1 error occurred: …`.
+// errors as `1 error occurred: …`. `--bench` benchmarks each test instead and
+// `--ignore GLOB` skips files while loading (both in test-bench.ts).
 import { explain, prettyTrace } from '../compiler/index.js';
-import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { parseDuration } from './eval.js';
 import { loadPaths } from './loader.js';
 import { errorLine, errorsText, toJSON, toOutputErrors, type IO, type OutputError } from './output.js';
 import { coverageReport } from './test-coverage.js';
 import { compileTests, findTests, parseTestModules, runTest, type TestResult } from './test-runner.js';
+import { benchTest, benchmarkLine, loadIgnoring, type BenchTestResult } from './test-bench.js';
 
 export type { TestResult } from './test-runner.js';
 export { coverageReport, type CoverageReport } from './test-coverage.js';
@@ -25,13 +27,17 @@ export { findTests } from './test-runner.js';
 
 export const TEST_FLAGS: FlagSpec[] = [
   { name: 'verbose', short: 'v', type: 'boolean', description: 'set verbose reporting mode' },
-  { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json'], default: 'pretty', description: 'set output format' },
+  { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json', 'gobench'], default: 'pretty', description: 'set output format (gobench: with --bench)' },
   { name: 'coverage', short: 'c', type: 'boolean', description: 'report coverage (JSON)' },
   { name: 'threshold', type: 'string', metavar: 'PERCENT', description: 'fail when coverage is below this percentage' },
   { name: 'run', short: 'r', type: 'string', metavar: 'REGEX', description: 'run only test cases matching the regular expression' },
   { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'set test timeout (default 5s)' },
   { name: 'exit-zero-on-skipped', short: 'z', type: 'boolean', description: 'skipped tests return status 0' },
   { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
+  { name: 'bench', type: 'boolean', description: 'benchmark the unit tests' },
+  { name: 'benchtime', type: 'string', default: '1s', metavar: 'DURATION', description: 'run each benchmark for about this long (Regent only)' },
+  { name: 'benchmem', type: 'boolean', description: 'report memory allocations with benchmark results (accepted; Regent cannot count allocations)' },
+  { name: 'ignore', type: 'string', repeatable: true, metavar: 'GLOB', description: "set file and directory names to ignore during loading (e.g., '.*' excludes hidden files)" },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for test' },
 ];
 
@@ -98,7 +104,8 @@ export function testCommand(argv: string[], io: IO): number {
   let v0 = false;
   let modules;
   try {
-    const loaded = loadPaths(args.positionals);
+    const ignore = list(args, 'ignore');
+    const loaded = ignore.length > 0 ? loadIgnoring(args.positionals, ignore) : loadPaths(args.positionals);
     data = loaded.data;
     v0 = bool(args, 'v0-compatible') || loaded.v0;
     modules = parseTestModules(loaded.modules, v0);
@@ -113,6 +120,7 @@ export function testCommand(argv: string[], io: IO): number {
     return 1;
   }
   const tests = findTests(policy.modules).filter((t) => !filter || filter.test(t.queryText));
+  if (bool(args, 'bench')) return benchReport(io, tests.map((t) => benchTest(policy, t, { data, budgetMs: parseDuration(str(args, 'benchtime') ?? '1s') })), str(args, 'format') ?? 'pretty', bool(args, 'exit-zero-on-skipped'));
   const results = tests.map((t) => runTest(policy, t, { data, timeoutMs, trace: verbose || coverage }));
   const bad = results.some((r) => r.status === 'fail' || r.status === 'error' || (r.status === 'skip' && !bool(args, 'exit-zero-on-skipped')));
   if (coverage) {
@@ -133,6 +141,18 @@ export function testCommand(argv: string[], io: IO): number {
 }
 
 const HL = '-'.repeat(80) + '\n';
+
+/** `--bench` output: benchmark lines of passing tests, then the usual report of the others. */
+function benchReport(io: IO, results: BenchTestResult[], format: string, zeroOnSkipped: boolean): number {
+  if (format === 'json') {
+    io.out(toJSON(results.map((r) => ({ ...resultJSON(r), ...(r.benchmark ? { benchmark_result: r.benchmark } : {}) }))) + '\n');
+  } else {
+    const lines = results.filter((r) => r.status === 'pass').map((r) => benchmarkLine(r, format === 'gobench') + '\n');
+    const others = results.some((r) => r.status !== 'pass');
+    io.out(lines.join('') + (lines.length > 0 && !others ? HL : '') + prettyReport(results, false));
+  }
+  return results.some((r) => r.status === 'fail' || r.status === 'error' || (r.status === 'skip' && !zeroOnSkipped)) ? 2 : 0;
+}
 
 function outcome(r: TestResult): string {
   return { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIPPED' }[r.status];
