@@ -3,6 +3,7 @@
 // sets as sorted arrays, object keys of RObjects sorted, `<`, `>`, `&` escaped),
 // error normalisation and OPA's error texts, and the pretty/raw result formats.
 import { RegoError, RegoErrors, EvalError } from '../compiler/index.js';
+import { detailLines, isParserErrorDetail, type ParserErrorDetail } from '../compiler/parser/error-detail.js';
 import type { ResultRow } from '../compiler/api.js';
 import { BigNum, RObject, RSet, formatNumber, toJSONText, type Value } from '../runtime/value/index.js';
 
@@ -107,6 +108,8 @@ export interface OutputError {
   message: string;
   code?: string;
   location?: { file: string; row: number; col: number };
+  /** A parse error's source line and caret index (OPA's ParserErrorDetail). */
+  details?: ParserErrorDetail;
 }
 
 /** Flatten anything thrown into OPA-style errors. */
@@ -114,7 +117,8 @@ export function toOutputErrors(e: unknown): OutputError[] {
   if (e instanceof RegoErrors) return e.errors.flatMap(toOutputErrors);
   if (e instanceof RegoError || e instanceof EvalError) {
     const l = e.location;
-    return [{ message: e.message, code: e.code, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) }];
+    const d = e instanceof RegoError && isParserErrorDetail(e.details) ? { details: { line: e.details.line, idx: e.details.idx } } : {};
+    return [{ message: e.message, code: e.code, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}), ...d }];
   }
   if (e && typeof e === 'object' && Array.isArray((e as { errors?: unknown }).errors))
     return ((e as { errors: unknown[] }).errors).flatMap(toOutputErrors);
@@ -129,8 +133,10 @@ export function toOutputErrors(e: unknown): OutputError[] {
 /** `file:row: code: message`, as OPA prints one error. */
 export function errorLine(e: OutputError): string {
   const l = e.location;
-  const prefix = l ? `${l.file ? l.file + ':' : ''}${l.row}: ` : '';
-  return `${prefix}${e.code ? e.code + ': ' : ''}${e.message}`;
+  // As ast.Error.Error(): `file:row`, or `row:col` when there is no file (a query).
+  const prefix = l ? (l.file ? `${l.file}:${l.row}: ` : `${l.row}:${l.col}: `) : '';
+  const lines = e.details ? detailLines(e.details).map((x) => '\n\t' + x).join('') : '';
+  return `${prefix}${e.code ? e.code + ': ' : ''}${e.message}${lines}`;
 }
 
 /** OPA's Errors.Error(): `1 error occurred: …` or `N errors occurred:` + lines. */

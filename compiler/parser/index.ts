@@ -6,12 +6,23 @@ import { parseError, RegoError, RegoErrors } from '../source/diagnostics.js';
 import { MAX_INPUT_BYTES } from '../source/limits.js';
 import { ParseFailure, Parser, type ParserOptions } from './parser.js';
 import { depthError } from './depth.js';
+import { withDetails } from './error-detail.js';
 
 export interface ParseOptions extends ParserOptions {
   v0Compatible?: boolean;
 }
 
 function run<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) => R): R {
+  try {
+    return runParser(text, file, opts, fn);
+  } catch (e) {
+    // Every parse error carries its source line and caret (OPA's ParserErrorDetail).
+    if (e instanceof RegoErrors) throw new RegoErrors(withDetails(e.errors, text));
+    throw e;
+  }
+}
+
+function runParser<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) => R): R {
   if (typeof text !== 'string') throw new RegoErrors([parseError('input is not a string', { file, row: 1, col: 1, offset: 0 })]);
   if (text.length > MAX_INPUT_BYTES) {
     throw new RegoErrors([parseError(`input too large (${text.length} bytes, limit ${MAX_INPUT_BYTES})`, { file, row: 1, col: 1, offset: 0 })]);

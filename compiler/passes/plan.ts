@@ -1,7 +1,7 @@
 // Pass `plan`: every rule group becomes IR (see ir/ir.ts). Safety ordering, local
 // variable slots and builtin arity checks happen here, group by group; errors are
 // collected so one bad rule does not hide the others.
-import { RegoError } from '../source/diagnostics.js';
+import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { PlanContext } from '../plan/context.js';
 import { planGroup } from '../plan/rules.js';
 import type { RuleGroup } from '../ir/ir.js';
@@ -19,6 +19,7 @@ export const plan: Pass = {
         groups.push(planGroup(ctx, g));
       } catch (e) {
         if (e instanceof RegoError) state.errors.push(e);
+        else if (e instanceof RegoErrors) state.errors.push(...e.errors); // every unsafe var of a body
         else throw e;
         groups.push({ id: g.id, kind: g.kind, path: g.path, defs: [], node: g.node });
       }

@@ -3,7 +3,7 @@
 // (terms.ts); unification becomes let/equal/match statements (unify.ts).
 import type { Body, Expr, Term, VarTerm } from '../ast/nodes.js';
 import type { Block, Stmt, WithMod } from '../ir/ir.js';
-import { RegoError } from '../source/diagnostics.js';
+import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
 import { Analyzer, exprTerms, isAssign, isEq, namesIn } from './analyze.js';
 import type { Scope } from './scope.js';
@@ -104,20 +104,31 @@ export class BodyPlanner {
     return order;
   }
 
+  /**
+   * Report every unsafe variable of the body, as OPA's safetyErrorSlice does: each
+   * variable once, at the first remaining expression that holds it, sorted by
+   * location (ties by name); `expression is unsafe` only when no variable can be named.
+   * One error throws a RegoError, several a RegoErrors.
+   */
   private reportUnsafe(body: Body, remaining: number[], analyzer: Analyzer, B: Set<number>): void {
-    const seen = new Set<string>();
+    const found = new Map<string, RegoError>();
     for (const i of remaining) {
       const e = body[i]!;
+      analyzer.scope.cursor = i;
       const a = analyzer.analyze(e, B);
-      for (const s of a.needs) {
+      for (const s of [...a.needs, ...a.outs]) {
         if (B.has(s)) continue;
         const name = analyzer.scope.layout.names[s]!;
-        if (seen.has(name)) continue;
-        seen.add(name);
+        if (found.has(name) || (!a.needs.has(s) && name.startsWith('$'))) continue;
         const display = name.startsWith('$') ? '_' : displayVarName(name);
-        throw new RegoError('rego_unsafe_var_error', `var ${display} is unsafe`, e.loc);
+        found.set(name, new RegoError('rego_unsafe_var_error', `var ${display} is unsafe`, e.loc));
       }
     }
+    const errors = [...found.entries()]
+      .sort(([an, a], [bn, b]) => a.location!.row - b.location!.row || a.location!.col - b.location!.col || (an < bn ? -1 : an > bn ? 1 : 0))
+      .map(([, err]) => err);
+    if (errors.length === 1) throw errors[0]!;
+    if (errors.length > 1) throw new RegoErrors(errors);
     throw new RegoError('rego_unsafe_var_error', 'expression is unsafe', body[remaining[0]!]!.loc);
   }
 

@@ -93,7 +93,8 @@ describe('check', () => {
   it('reports every parse error of every file', () => {
     const c = capture();
     expect(checkCommand([join(dir, 'bad')], c.io)).toBe(1);
-    const lines = c.err.trim().split('\n');
+    // Each error is followed by its source line and caret (tab-indented, as opa check).
+    const lines = c.err.trim().split('\n').filter((l) => !l.startsWith('\t'));
     expect(lines[0]).toBe('2 errors occurred:');
     expect(lines[1]).toMatch(new RegExp(`^${join(dir, 'bad', 'x.rego')}:\\d+: rego_parse_error: `));
     expect(lines[2]).toMatch(new RegExp(`^${join(dir, 'bad', 'y.rego')}:\\d+: rego_parse_error: `));
