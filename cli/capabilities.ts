@@ -4,7 +4,10 @@
 // generated from the builtin registry; --file prints a capabilities JSON file
 // (validated and re-indented); --version prints a known version's capabilities.
 // Only this build's version is known (OPA ships one file per release; Regent
-// generates its own). Without flags, the known versions are listed.
+// generates its own, the newest it can emulate): `--version v<regent version>` is
+// `--current`, other names fail as OPA's `no capabilities version found vX`; an OPA
+// release's own file works with --file. Without flags (or with --list, an alias
+// OPA does not have) the known versions are listed, one per line.
 import { readFileSync } from 'node:fs';
 import { capabilities } from '../runtime/builtins/catalog.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
@@ -15,6 +18,7 @@ export const CAPABILITIES_FLAGS: FlagSpec[] = [
   { name: 'current', type: 'boolean', description: 'print current capabilities' },
   { name: 'version', type: 'string', metavar: 'VERSION', description: 'print capabilities of a specific version' },
   { name: 'file', type: 'string', metavar: 'PATH', description: 'print current capabilities considering the file' },
+  { name: 'list', type: 'boolean', description: 'list the capabilities versions this build can print (the default)' },
   { name: 'v0-compatible', type: 'boolean', description: 'print the capabilities of Rego v0 compatibility mode' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for capabilities' },
 ];
@@ -45,8 +49,8 @@ export function capabilitiesCommand(argv: string[], io: IO): number {
       return 0;
     }
     if (args.positionals.length) throw new UsageError(`unexpected argument: ${args.positionals[0]}`);
-    const chosen = [bool(args, 'current'), str(args, 'version') !== undefined, str(args, 'file') !== undefined].filter(Boolean);
-    if (chosen.length > 1) throw new UsageError('specify only one of --current, --version or --file');
+    const chosen = [bool(args, 'list'), bool(args, 'current'), str(args, 'version') !== undefined, str(args, 'file') !== undefined].filter(Boolean);
+    if (chosen.length > 1) throw new UsageError('specify only one of --list, --current, --version or --file');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, CAPABILITIES_FLAGS)}\n`);
