@@ -1,7 +1,7 @@
 // `regent inspect [-a] [--format pretty|json] [--v0-compatible] <bundle dir | .tar.gz |
 // file.rego>`: summarise a bundle as `opa inspect` does (OPA's internal/bundle/inspect
 // Info): the manifest as written, `.signatures.json` (signatures_config), Wasm
-// modules, namespaces (package → the files contributing to it: modules in load
+// modules (each policy.wasm with the manifest entrypoints it serves), namespaces (package → the files contributing to it: modules in load
 // order, then data.json/data.yaml files by their directory, then Wasm entrypoints
 // from the manifest), with -a the flattened annotation set (annotations of packages
 // and rules, sorted by path then position), and the capabilities the policies need
@@ -61,6 +61,8 @@ export interface InspectInfo {
   /** Whether the bundle has a .manifest (pretty output prints the table only then). */
   hasManifestFile: boolean;
   signatures: Record<string, unknown>;
+  /** `policy.wasm` files: url (as loaded), bundle path, and the manifest entrypoints served by each. */
+  wasmModules: { entrypoints: string[] | null; path: string; url: string }[];
   namespaces: Map<string, string[]>;
   annotations: AnnotationsRef[];
   capabilities: { builtins?: unknown[]; future_keywords?: string[]; features?: string[] };
@@ -184,10 +186,18 @@ export async function inspectPath(path: string, opts: { annotations?: boolean; v
   for (const w of (manifest.wasm ?? []) as { entrypoint?: string; module?: string }[]) {
     add(`data.${(w.entrypoint ?? '').replace(/^\/+/, '').split('/').join('.')}`, w.module ?? '');
   }
+  const resolvers = (manifest.wasm ?? []) as { entrypoint?: string; module?: string }[];
+  const wasmModules = files
+    .filter((f) => f.path.endsWith('/policy.wasm'))
+    .map((f) => {
+      const eps = resolvers.filter((w) => w.module === f.path).map((w) => `data.${(w.entrypoint ?? '').replace(/^\/+/, '').split('/').join('.')}`);
+      return { entrypoints: eps.length > 0 ? eps : null, path: f.path, url: f.name };
+    });
   return {
     manifest: { ...manifest, revision: manifest.revision ?? '', roots: manifest.roots ?? [''] },
     hasManifestFile: manifestFile !== undefined,
     signatures,
+    wasmModules,
     namespaces,
     annotations: opts.annotations ? flattenAnnotations(modules) : [],
     capabilities: requiredCapabilities(modules),
@@ -225,6 +235,7 @@ export function inspectJSON(info: InspectInfo): Record<string, unknown> {
   if (m.file_rego_versions && Object.keys(m.file_rego_versions).length > 0) manifest.file_rego_versions = m.file_rego_versions;
   if (m.metadata && Object.keys(m.metadata).length > 0) manifest.metadata = m.metadata;
   const out: Record<string, unknown> = { manifest, signatures_config: info.signatures };
+  if (info.wasmModules.length > 0) out.wasm_modules = info.wasmModules;
   if (info.namespaces.size > 0) out.namespaces = Object.fromEntries([...info.namespaces.keys()].sort().map((k) => [k, info.namespaces.get(k)]));
   if (info.annotations.length > 0) {
     out.annotations = info.annotations.map((r) => ({

@@ -116,6 +116,24 @@ describe('regent inspect', () => {
     }
   });
 
+  it('lists policy.wasm modules with their manifest entrypoints (wasm_modules)', async () => {
+    const t = tempTree({});
+    try {
+      const manifest = JSON.stringify({ wasm: [{ entrypoint: 'http/example/authz', module: '/policy.wasm' }] });
+      const p = await tarball(t.dir, [['/.manifest', manifest], ['/policy.wasm', 'wasm'], ['/x/policy.wasm', 'wasm']]);
+      const c = capture();
+      expect(await inspectCommand(['-f', 'json', p], c.io)).toBe(0);
+      const doc = JSON.parse(c.out);
+      expect(doc.wasm_modules).toEqual([
+        { entrypoints: ['data.http.example.authz'], path: '/policy.wasm', url: '/policy.wasm' },
+        { entrypoints: null, path: '/x/policy.wasm', url: '/x/policy.wasm' },
+      ]);
+      expect(doc.namespaces).toEqual({ 'data.http.example.authz': ['/policy.wasm'] });
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('wants exactly one path (TestInspectMultiBundleError)', async () => {
     const c = capture();
     expect(await inspectCommand(['foo', 'bar'], c.io)).toBe(1);
