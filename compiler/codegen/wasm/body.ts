@@ -7,7 +7,7 @@
 // branch to the current failure label, so expressions only ever yield real values.
 import binaryen from 'binaryen';
 import type { Block, Expr, Pattern, Stmt, WithMod } from '../../ir/ir.js';
-import type { Linker } from './link.js';
+import { nativeName, type Linker } from './link.js';
 
 const I32 = binaryen.i32;
 type X = binaryen.ExpressionRef;
@@ -15,6 +15,14 @@ type X = binaryen.ExpressionRef;
 import { WasmUnsupportedError } from './errors.js';
 
 export { WasmUnsupportedError };
+
+/** Builtins the runtime implements natively (runtime/wasm/assembly/builtins.ts), by arity. */
+const NATIVE_ARITY: Record<string, number> = {
+  is_null: 1, is_boolean: 1, is_number: 1, is_string: 1, is_array: 1, is_object: 1, is_set: 1, type_name: 1,
+  startswith: 2, endswith: 2, contains: 2, indexof: 2, trim_prefix: 2, trim_suffix: 2, concat: 2, split: 2,
+  lower: 1, upper: 1, abs: 1, sum: 1, product: 1, max: 1, min: 1, sort: 1,
+  'array.concat': 2, union: 1, 'object.get': 3, 'object.union': 2,
+};
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };
 const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4, or: 5, and: 6 };
@@ -321,6 +329,7 @@ export class FnGen {
     if (name === 'internal.member_2' && args.length === 2) return this.rt('rt_member2', a());
     if (name === 'internal.member_3' && args.length === 3) return this.rt('rt_member3', a());
     if (name === 'print' || name === 'internal.print') throw new WasmUnsupportedError('print');
+    if (NATIVE_ARITY[name] === args.length && this.L.hasNative(name)) return this.checked(this.rt(nativeName(name), a()), fail);
     if (args.length > 4) throw new WasmUnsupportedError(`builtin ${name} with ${args.length} arguments`);
     const id = this.L.builtinId(name, args.length);
     return this.checked(this.rt(`rt_builtin${args.length}`, [m.i32.const(id), ...a()]), fail);

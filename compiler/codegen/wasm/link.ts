@@ -21,6 +21,11 @@ type X = binaryen.ExpressionRef;
 
 let runtimeBytes: Uint8Array | undefined;
 
+/** The runtime export of a native builtin: `object.get` → `rtb_object_get`. */
+export function nativeName(builtin: string): string {
+  return 'rtb_' + builtin.replace(/\./g, '_');
+}
+
 /** The runtime binary, built by `npm run build:wasm` (part of `prepare`). */
 export function runtimeWasm(): Uint8Array {
   if (runtimeBytes) return runtimeBytes;
@@ -53,6 +58,11 @@ export class Linker {
       const info = binaryen.getExportInfo(this.m.getExportByIndex(i));
       if (info.kind === binaryen.ExternalFunction) this.rtNames.set(info.name, info.value);
     }
+  }
+
+  /** Whether the runtime implements builtin `name` natively (export `rtb_<name>`). */
+  hasNative(name: string): boolean {
+    return this.rtNames.has(nativeName(name));
   }
 
   rt(name: string): string {
@@ -201,7 +211,7 @@ export class Linker {
     const init = new FnGen(this, 0, 0);
     const sets = this.consts.map((v, i) => m.global.set(`const${i}`, this.build(init, v)));
     this.provide('init', binaryen.none, binaryen.none, init.varTypes(), m.block(null, sets));
-    for (const name of [...this.rtNames.keys()]) if (name.startsWith('rt_')) m.removeExport(name);
+    for (const name of [...this.rtNames.keys()]) if (name.startsWith('rt_') || name.startsWith('rtb_')) m.removeExport(name);
     if (!m.validate()) throw new Error('wasm: generated module does not validate');
     const level = opts.optimize ?? 1;
     if (level > 0) {

@@ -10,6 +10,7 @@ import {
   objPut, objGet, tag, len, item, objKey, objVal, numVal, strData, compare, equal, fail, numInexact, mkNumRaw, mergeValues,
 } from './values';
 import { parseJSON, textToF64, inexactText } from './json';
+export * from './builtins';
 import { dumpJSON, dumpValueText, termText } from './dump';
 
 // ---------------------------------------------------------------- imports
