@@ -6,7 +6,9 @@
 //   {"result": [{"path": "x.json", "result": <value>}, …]}
 // An undefined decision is reported as the SDK's error
 //   {"path": …, "error": {"code": "opa_undefined_error", "message": "/pkg/p decision was undefined"}}
-// and an evaluation error as {"path": …, "error": {code, message, location}}.
+// and an evaluation error as {"path": …, "error": {code, message, location}}. Fields come
+// in the order of OPA's exec tests (path first); OPA ≥ 1.x releases whose result
+// struct was reordered for alignment print path last — the same JSON object.
 // Without --decision the configured default decision is used (`-c config.yaml`'s
 // `default_decision`, else OPA's `/system/main`). Bundles (`-b`, directories or
 // .tar.gz) load as `regent eval -b` loads them; no plugins run (no decision_id, as
@@ -50,11 +52,11 @@ e.g. regent exec --decision /foo/bar/baz ...`;
 const STDIN_PATH = '--stdin-input';
 const INPUT_EXT = new Set(['.json', '.yaml', '.yml']);
 
-/** One entry of the report, in OPA's field order (error, result, decision_id, path). */
+/** One entry of the report: path, then error or result. */
 export interface ExecResult {
+  path: string;
   error?: { code?: string; message: string; location?: unknown };
   result?: Value;
-  path: string;
 }
 
 /** Files under the roots, as Go's filepath.Walk lists them (lexical order). */
@@ -132,16 +134,16 @@ export async function execCommand(argv: string[], io: IO): Promise<number> {
       value = decide(input);
     } catch (e) {
       const err = toOutputErrors(e)[0]!;
-      results.push({ error: { ...(err.code ? { code: err.code } : {}), message: err.message, ...(err.location ? { location: err.location } : {}) }, path });
+      results.push({ path, error: { ...(err.code ? { code: err.code } : {}), message: err.message, ...(err.location ? { location: err.location } : {}) } });
       if (failDefined || failNonEmpty) errors++;
       return;
     }
     if (value === undefined) {
-      results.push({ error: { code: 'opa_undefined_error', message: `${decision} decision was undefined` }, path });
+      results.push({ path, error: { code: 'opa_undefined_error', message: `${decision} decision was undefined` } });
       if (fail) errors++;
       return;
     }
-    results.push({ result: value, path });
+    results.push({ path, result: value });
     if (failDefined) failures++;
     if (failNonEmpty && !((Array.isArray(value) && value.length === 0) || (value instanceof RSet && value.size === 0))) failures++;
   };
@@ -158,7 +160,7 @@ export async function execCommand(argv: string[], io: IO): Promise<number> {
         try {
           input = parseInput(readFileSync(file, 'utf8'));
         } catch (e) {
-          results.push({ error: { message: e instanceof Error ? e.message : String(e) }, path: file });
+          results.push({ path: file, error: { message: e instanceof Error ? e.message : String(e) } });
           if (anyFail) errors++;
           continue;
         }

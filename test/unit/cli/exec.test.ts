@@ -8,6 +8,7 @@ import { capture, tempTree } from './helpers.js';
 
 const FILES = {
   'policy/pkg.rego': 'package pkg\n\np if input.foo == "bar"\n\nitems contains x if some x in input.items\n',
+  'policy/err.rego': 'package e\n\nx = input.a\n\nx = input.b\n',
   'input.json': '{"foo": "bar"}',
   'inputs/a.json': '{"foo": "bar", "items": [1]}',
   'inputs/sub/b.yaml': 'foo: baz\n',
@@ -30,7 +31,7 @@ describe('regent exec', () => {
     const r = await exec(['--bundle', '$DIR/policy/', '--decision', '/pkg/p', '$DIR/input.json']);
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
-    expect(r.out).toBe('{\n  "result": [\n    {\n      "result": true,\n      "path": "$DIR/input.json"\n    }\n  ]\n}\n');
+    expect(r.out).toBe('{\n  "result": [\n    {\n      "path": "$DIR/input.json",\n      "result": true\n    }\n  ]\n}\n');
   });
 
   it('reads --stdin-input as the path "--stdin-input"', async () => {
@@ -65,6 +66,38 @@ describe('regent exec', () => {
     const empty = await exec(['-b', '$DIR/policy', '--decision', 'pkg/items', '--fail-non-empty', '--stdin-input'], '{"items": []}');
     expect(empty.code).toBe(0);
     expect(JSON.parse(empty.out)).toEqual({ result: [{ result: [], path: '--stdin-input' }] });
+  });
+
+  it('reads stdin first, then the files (cmd/internal/exec TestExec output)', async () => {
+    const r = await exec(['-b', '$DIR/policy/', '--stdin-input', '$DIR/input.json'], '{"foo": 7}');
+    expect(r.out).toBe(`{
+  "result": [
+    {
+      "path": "--stdin-input",
+      "error": {
+        "code": "opa_undefined_error",
+        "message": "/system/main decision was undefined"
+      }
+    },
+    {
+      "path": "$DIR/input.json",
+      "error": {
+        "code": "opa_undefined_error",
+        "message": "/system/main decision was undefined"
+      }
+    }
+  ]
+}
+`);
+  });
+
+  it('reports evaluation errors with their code', async () => {
+    const t = await exec(['-b', '$DIR/policy', '--decision', 'e/x', '--stdin-input'], '{"a": 1, "b": 2}');
+    expect(t.code).toBe(0);
+    const entry = JSON.parse(t.out).result[0];
+    expect(Object.keys(entry)).toEqual(['path', 'error']);
+    expect(entry.error.code).toBe('eval_conflict_error');
+    expect((await exec(['-b', '$DIR/policy', '--decision', 'e/x', '--fail-defined', '--stdin-input'], '{"a": 1, "b": 2}')).code).toBe(1);
   });
 
   it('uses /system/main without --decision and needs a path', async () => {
