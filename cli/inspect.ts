@@ -21,6 +21,7 @@ import { capabilities } from '../runtime/builtins/catalog.js';
 import { directoryFiles } from '../runtime/bundles/read-dir.js';
 import { parseManifest, regoVersionForFile } from '../runtime/bundles/manifest.js';
 import type { BundleManifest } from '../runtime/bundles/types.js';
+import { parseSignatures } from '../runtime/bundles/verify.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { toJSON, toOutputErrors, errorsText, type IO } from './output.js';
 import { packageRef } from './test-runner.js';
@@ -172,11 +173,7 @@ export async function inspectPath(path: string, opts: { annotations?: boolean; v
   let signatures: Record<string, unknown> = {};
   for (const f of files) {
     if (f.path.endsWith('.signatures.json')) {
-      try {
-        signatures = JSON.parse(Buffer.from(f.bytes).toString('utf8')) as Record<string, unknown>;
-      } catch (e) {
-        throw new Error(`bundle load failed on signatures decode: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      signatures = { ...parseSignatures(Buffer.from(f.bytes).toString('utf8')) };
     }
   }
   for (const f of files.filter((x) => base(x.path) === 'data.json' || base(x.path) === 'data.yaml')) {

@@ -120,7 +120,7 @@ describe('regent inspect', () => {
     const t = tempTree({});
     try {
       const manifest = JSON.stringify({ wasm: [{ entrypoint: 'http/example/authz', module: '/policy.wasm' }] });
-      const p = await tarball(t.dir, [['/.manifest', manifest], ['/policy.wasm', 'wasm'], ['/x/policy.wasm', 'wasm']]);
+      const p = await tarball(t.dir, [['/.manifest', manifest], ['/policy.wasm', 'wasm'], ['/x/policy.wasm', 'wasm'], ['/.signatures.json', '{"signatures": ["a.b.c"], "extra": 1}']]);
       const c = capture();
       expect(await inspectCommand(['-f', 'json', p], c.io)).toBe(0);
       const doc = JSON.parse(c.out);
@@ -129,6 +129,7 @@ describe('regent inspect', () => {
         { entrypoints: null, path: '/x/policy.wasm', url: '/x/policy.wasm' },
       ]);
       expect(doc.namespaces).toEqual({ 'data.http.example.authz': ['/policy.wasm'] });
+      expect(doc.signatures_config).toEqual({ signatures: ['a.b.c'] });
     } finally {
       t.cleanup();
     }
