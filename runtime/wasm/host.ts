@@ -33,6 +33,9 @@ const WA = (globalThis as unknown as {
 
 type Exports = Record<string, (...a: number[]) => number>;
 
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+
 export class WasmPolicy {
   private data = 0;
   private dataHeap = 0;
@@ -121,11 +124,17 @@ export class WasmPolicy {
     return JSON.parse(this.rawText(this.x.opa_json_dump!(addr)));
   }
 
+  private view: Uint8Array | undefined;
+
+  /** A byte view of memory, renewed when memory grows. */
+  private bytes(): Uint8Array {
+    if (this.view === undefined || this.view.buffer !== this.mem.buffer) this.view = new Uint8Array(this.mem.buffer);
+    return this.view;
+  }
+
   rawText(addr: number): string {
-    const b = new Uint8Array(this.mem.buffer);
-    let end = addr;
-    while (b[end] !== 0) end++;
-    return new TextDecoder().decode(b.subarray(addr, end));
+    const b = this.bytes();
+    return DECODER.decode(b.subarray(addr, b.indexOf(0, addr)));
   }
 
   /** Replace the data document (JSON). A bad document leaves the previous one in place. */
@@ -147,12 +156,12 @@ export class WasmPolicy {
     let inputAddr = 0;
     let inputLen = 0;
     if (input !== undefined) {
-      const bytes = new TextEncoder().encode(JSON.stringify(input));
+      // encode straight into linear memory just after the data (grown when needed)
+      const text = JSON.stringify(input);
       inputAddr = this.dataHeap;
-      inputLen = bytes.length;
-      const need = inputAddr + inputLen - this.mem.buffer.byteLength;
+      const need = inputAddr + text.length * 3 - this.mem.buffer.byteLength;
       if (need > 0) this.mem.grow(Math.ceil(need / 65536));
-      new Uint8Array(this.mem.buffer).set(bytes, inputAddr);
+      inputLen = ENCODER.encodeInto(text, this.bytes().subarray(inputAddr)).written;
     }
     const ret = this.x.opa_eval!(0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
     this.heapHighWater = Math.max(this.heapHighWater, this.x.opa_heap_ptr_get!());
