@@ -79,6 +79,29 @@ describe('Regent-built policy.wasm in the official SDK', () => {
     expect(p.evaluate({ size: '1K' })).toEqual([{ result: 1000 }]);
   });
 
+  it('rule index: definitions keyed by a constant, with and without a match', async () => {
+    const text = [
+      'package api', '', 'default allow := false', '',
+      'allow if { input.method == "GET"; input.path[0] == "public" }',
+      'allow if { input.method == "POST"; input.user == "admin" }',
+      'allow if { input.method == "GET"; input.user == "admin" }',
+      'allow if input.user == "root"', '',
+      'tags contains "read" if input.method == "GET"',
+      'tags contains "write" if input.method == "POST"',
+      'tags contains "any" if input.user',
+    ].join('\n');
+    const wasm = await compileWasm([{ file: 'api.rego', text }], ['api/allow', 'api/tags']);
+    const p = await loadSdkPolicy(wasm);
+    const cases = [
+      { method: 'GET', path: ['public'] }, { method: 'GET', path: ['x'], user: 'admin' }, { method: 'POST', user: 'bob' },
+      { method: 'POST', user: 'admin' }, { method: 'PUT', user: 'root' }, { user: 'bob' }, {},
+    ];
+    for (const input of cases) {
+      expect(p.evaluate(input, 'api/allow')).toEqual(jsDecision(text, ['api', 'allow'], {}, input));
+      expect(p.evaluate(input, 'api/tags')).toEqual(jsDecision(text, ['api', 'tags'], {}, input));
+    }
+  });
+
   it('a construct outside the supported slice is a typed compile error', async () => {
     const text = 'package t\n\nr := x if x := count([1]) with count as 7\n';
     await expect(compileWasm([{ file: 't.rego', text }], ['t/r'])).rejects.toBeInstanceOf(WasmUnsupportedError);

@@ -41,6 +41,26 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     out.push(m.if(m.i32.eq(m.global.get(memoGen, I32), f.rt('rt_gen', [])), m.return(m.global.get(memoVal, I32))));
   }
   const exit = f.label('exit');
+  // The rule index (passes/rule-index.ts): evaluate the indexed ref once, pick the
+  // entry whose constant it equals, and run only that entry's definitions (plus the
+  // ones every evaluation runs).
+  const ix = g.index;
+  const entryOf = new Map<number, number>();
+  const sel = f.temp();
+  if (ix) {
+    ix.entries.forEach((e, j) => e.defs.forEach((d) => entryOf.set(d, j)));
+    const ref = f.temp();
+    const undef = f.label('ixu');
+    out.push(m.local.set(sel, m.i32.const(-1)), m.local.set(ref, m.i32.const(0)));
+    out.push(m.block(undef, [m.local.set(ref, f.expr(ix.ref, undef))]));
+    const pick: X[] = ix.entries.map((e, j) =>
+      m.if(m.i32.and(m.i32.eq(m.local.get(sel, I32), m.i32.const(-1)), f.rt('rt_equal', [m.local.get(ref, I32), m.global.get(L.constant(e.key), I32)])), m.local.set(sel, m.i32.const(j))));
+    out.push(m.if(m.local.get(ref, I32), m.block(null, pick)));
+  }
+  const guarded = (i: number, code: X): X => {
+    const j = entryOf.get(i);
+    return j === undefined ? code : m.if(m.i32.eq(m.local.get(sel, I32), m.i32.const(j)), code);
+  };
   const params = (d: RuleDef, fail: string): X[] =>
     d.params.flatMap((p, i) => f.pattern(p, i, fail));
 
@@ -49,7 +69,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     const stopAll = sameConstValue(g);
     out.push(m.local.set(result, m.i32.const(0)));
     const defs: X[] = [];
-    for (const d0 of g.defs) {
+    for (const [di, d0] of g.defs.entries()) {
       // an else chain: the first branch with a solution gives the value
       const chain = f.label('chain');
       const branches: X[] = [];
@@ -71,7 +91,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
           }, (fail) => params(def, fail)),
         );
       }
-      defs.push(m.block(chain, branches));
+      defs.push(guarded(di, m.block(chain, branches)));
     }
     out.push(m.block(exit, defs));
     if (g.default !== undefined) {
@@ -80,13 +100,13 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
   } else if (g.kind === 'set' || g.kind === 'object') {
     const isSet = g.kind === 'set';
     out.push(m.local.set(result, f.rt(isSet ? 'rt_set' : 'rt_obj', [])));
-    for (const d of g.defs) {
+    for (const [di, d] of g.defs.entries()) {
       if (d.else) throw new WasmUnsupportedError(`${where}: else on a multi-value rule`);
       if (!isSet && d.keys.length !== 1) throw new WasmUnsupportedError(`${where}: ref heads with ${d.keys.length} keys`);
       if (isSet && d.keys.length !== 0) throw new WasmUnsupportedError(`${where}: ref heads on a set rule`);
-      out.push(f.body(d.body, (fail) => isSet
+      out.push(guarded(di, f.body(d.body, (fail) => isSet
         ? [m.drop(f.rt('rt_set_add', [m.local.get(result, I32), f.expr(d.value, fail)]))]
-        : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))]));
+        : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))])));
     }
   } else throw new WasmUnsupportedError(`${where}: kind ${String(g.kind)}`);
 
