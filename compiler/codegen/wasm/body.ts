@@ -58,9 +58,56 @@ export class FnGen {
     return [...new Array<number>(this.slots).fill(I32), ...this.extra];
   }
 
+  /** The frame of a set rule's definition inlined into this function (see inlineSetScan). */
+  private frame: { base: number; size: number } | undefined;
+  /** Inside a comprehension body, where repeated solutions would be visible. */
+  private comprDepth = 0;
+  /** Rule bodies may scan set rules inline (repeated members only repeat a solution). */
+  inlineSets = false;
+
   slot(s: number): number {
+    if (this.frame) {
+      if (s >= this.frame.size) throw new WasmUnsupportedError(`slot ${s} beyond frame`);
+      return this.frame.base + s;
+    }
     if (s >= this.slots) throw new WasmUnsupportedError(`slot ${s} beyond frame`);
     return this.params + s;
+  }
+
+  /**
+   * `some x in setRule` in a rule body: run the set rule's definitions inline (a
+   * generator, as the JS back end does) instead of building the set. A member produced
+   * twice runs the rest twice, which a rule body cannot observe (complete values must
+   * agree, sets and objects absorb repeats); comprehension bodies never get here.
+   */
+  private inlineSetScan(id: number, key: Pattern, value: Pattern, rest: (fail: string) => X[]): X[] {
+    const m = this.m;
+    const g = this.L.ir.groups[id]!;
+    const out: X[] = [];
+    for (const d of g.defs) {
+      const outer = this.frame;
+      const base = this.temp();
+      for (let i = 1; i < d.frameSize; i++) this.temp();
+      const inner = { base, size: d.frameSize };
+      this.frame = inner;
+      out.push(this.body(d.body, (f) => {
+        const v = this.temp();
+        const code: X[] = [m.local.set(v, this.expr(d.value, f))];
+        this.frame = outer;
+        code.push(...this.pattern(key, v, f), ...this.pattern(value, v, f), ...rest(f));
+        this.frame = inner;
+        return code;
+      }));
+      this.frame = outer;
+    }
+    return out;
+  }
+
+  private inlineable(e: Expr): number | undefined {
+    if (!this.inlineSets || this.comprDepth > 0 || e.k !== 'rule') return undefined;
+    const g = this.L.ir.groups[e.group]!;
+    if (g.kind !== 'set' || g.leafSet || g.defs.some((d) => d.else || d.keys.length > 0 || d.params.length > 0)) return undefined;
+    return g.id;
   }
 
   get(i: number): X {
@@ -106,8 +153,11 @@ export class FnGen {
         const t = this.temp();
         return [m.local.set(t, this.expr(s.expr, fail)), ...this.pattern(s.pattern, t, fail), ...rest(fail)];
       }
-      case 'scan':
+      case 'scan': {
+        const inline = this.inlineable(s.source);
+        if (inline !== undefined) return this.inlineSetScan(inline, s.key, s.value, rest);
         return this.scan(s.source, fail, (k, v, f) => [...this.pattern(s.key, k, f), ...this.pattern(s.value, v, f), ...rest(f)]);
+      }
       case 'not': {
         // a solution of the body makes `not` fail; no solution falls through to the rest
         return [this.body(s.body, () => [m.br(fail)]), ...rest(fail)];
@@ -295,7 +345,10 @@ export class FnGen {
           }
           return [m.drop(this.rt(e.kind === 'array' ? 'rt_arr_push' : 'rt_set_add', [this.get(t), this.expr(e.head, f)]))];
         };
-        return m.block(null, [m.local.set(t, this.rt(mk, [])), this.body(e.body, add), this.get(t)], I32);
+        this.comprDepth++;
+        const body = this.body(e.body, add);
+        this.comprDepth--;
+        return m.block(null, [m.local.set(t, this.rt(mk, [])), body, this.get(t)], I32);
       }
       case 'template': {
         // parts never fail: an undefined one prints as <undefined>

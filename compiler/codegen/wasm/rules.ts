@@ -30,6 +30,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
   if (g.leafSet) throw new WasmUnsupportedError(`${where}: multi-level contains rules`);
   const arity = g.kind === 'function' ? (g.arity ?? 0) : 0;
   const f = new FnGen(L, arity, Math.max(1, ...g.defs.map(frameOf)));
+  f.inlineSets = true;
   const result = f.temp();
   const out: X[] = [];
   const memo = g.kind !== 'function';
