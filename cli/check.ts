@@ -7,11 +7,15 @@
 // together; only when all files parse are they compiled as one policy.
 // `--strict` (`-S`) adds OPA's strict-mode checks (compiler/strict/): unused imports,
 // locals and arguments, duplicate imports, `input`/`data` shadowing, deprecated builtins.
+// `-s/--schema` type-checks `input` refs against a JSON schema and `--capabilities`
+// limits the builtins (cli/eval-schema.ts, cli/eval-context.ts), as `opa check` does.
 import { readFileSync } from 'node:fs';
 import type { SourceFile } from '../compiler/api.js';
+import type { Module } from '../compiler/ast/nodes.js';
 import { compile, parseModule } from '../compiler/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { LoadError, findRegoFiles } from './loader.js';
+import { extraChecks } from './eval-run.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } from './output.js';
 
 export const CHECK_FLAGS: FlagSpec[] = [
@@ -20,6 +24,8 @@ export const CHECK_FLAGS: FlagSpec[] = [
   { name: 'strict', short: 'S', type: 'boolean', description: 'enable compiler strict mode' },
   { name: 'ignore', type: 'string', repeatable: true, metavar: 'GLOB', description: 'skip files and directories whose name matches' },
   { name: 'max-errors', short: 'm', type: 'string', default: '10', metavar: 'N', description: 'report at most N errors (0 or negative: all)' },
+  { name: 'schema', short: 's', type: 'string', metavar: 'PATH', description: 'set schema file path or directory path' },
+  { name: 'capabilities', type: 'string', metavar: 'FILE|VERSION', description: 'set capabilities version or capabilities.json file path' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for check' },
 ];
 
@@ -27,7 +33,7 @@ const USAGE = 'regent check [flags] <path> [path [...]]';
 const DESCRIPTION = 'Check Rego source files for parse and compilation errors.';
 
 /** Parse and compile the files; returns every error found (empty when fine). */
-export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = false): OutputError[] {
+export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = false, extra?: (modules: Module[]) => OutputError[]): OutputError[] {
   const errors: OutputError[] = [];
   for (const f of files) {
     try {
@@ -38,7 +44,8 @@ export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = 
   }
   if (errors.length > 0) return errors;
   try {
-    compile(files, { v0Compatible, strict });
+    const policy = compile(files, { v0Compatible, strict });
+    if (extra) errors.push(...extra(policy.state.modules));
   } catch (e) {
     errors.push(...toOutputErrors(e));
   }
@@ -67,7 +74,10 @@ export function checkCommand(argv: string[], io: IO): number {
   let errors: OutputError[];
   try {
     const files = findRegoFiles(args.positionals, list(args, 'ignore')).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-    errors = checkFiles(files, bool(args, 'v0-compatible'), bool(args, 'strict'));
+    // -s/--schema and --capabilities: OPA's schema type checking and builtin limits (cli/eval-run.ts).
+    const opts = { ...(str(args, 'schema') !== undefined ? { schema: str(args, 'schema')! } : {}), ...(str(args, 'capabilities') !== undefined ? { capabilities: str(args, 'capabilities')! } : {}) };
+    const extra = opts.schema !== undefined || opts.capabilities !== undefined ? (modules: Module[]) => toOutputErrors({ errors: extraChecks(opts, modules) }) : undefined;
+    errors = checkFiles(files, bool(args, 'v0-compatible'), bool(args, 'strict'), extra);
   } catch (e) {
     errors = e instanceof LoadError ? [{ message: e.message }] : toOutputErrors(e);
   }

@@ -8,6 +8,8 @@
 //   --explain notes|fails|full|debug: evaluate with the reference interpreter and
 //   print the trace as OPA does (pretty: the trace text before the result; json:
 //   an `explanation` array of events after `result`).
+//   --metrics, --instrument, --profile (--profile-limit), --coverage, --package,
+//   --import, --capabilities, -s/--schema: cli/eval-run.ts (OPA's output shapes).
 // Errors (load, parse, compile, eval) print as OPA does: `{"errors":[…]}` for json,
 // `N error(s) occurred: …` otherwise, with exit code 1. An unreadable input document
 // is reported before evaluation, plainly on stderr (`unable to parse input: …`).
@@ -17,6 +19,13 @@ import type { Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { InputError, loadAll, parseInput, readInputFile } from './loader.js';
 import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toOutputErrors, type IO } from './output.js';
+import type { InstrumentOptions } from './eval-run.js';
+
+/** True when an instrumentation/context flag is set (then cli/eval-run.ts evaluates; --explain stays here). */
+function isInstrumentedRequest(r: EvalRequest): boolean {
+  if (r.explain !== undefined) return false;
+  return !!(r.metrics || r.instrument || r.profile || r.coverage || r.package !== undefined || r.imports?.length || r.capabilities !== undefined || r.schema !== undefined);
+}
 import { partialCommand } from './eval-partial.js';
 
 export const EVAL_FLAGS: FlagSpec[] = [
@@ -33,13 +42,22 @@ export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'stop evaluation after this long (e.g. 5s, 500ms)' },
   { name: 'partial', short: 'p', type: 'boolean', description: 'perform partial evaluation' },
   { name: 'unknowns', short: 'u', type: 'string', repeatable: true, metavar: 'REF', description: 'set paths to treat as unknown during partial evaluation (default [input])' },
+  { name: 'metrics', type: 'boolean', description: 'report query performance metrics' },
+  { name: 'instrument', type: 'boolean', description: 'enable query instrumentation metrics (implies --metrics)' },
+  { name: 'profile', type: 'boolean', description: 'perform expression profiling' },
+  { name: 'profile-limit', type: 'string', default: '10', metavar: 'N', description: 'set number of profiling results to show' },
+  { name: 'coverage', type: 'boolean', description: 'report coverage' },
+  { name: 'package', type: 'string', metavar: 'PACKAGE', description: 'set query package' },
+  { name: 'import', type: 'string', repeatable: true, metavar: 'IMPORT', description: 'set query import(s)' },
+  { name: 'capabilities', type: 'string', metavar: 'FILE|VERSION', description: 'set capabilities version or capabilities.json file path' },
+  { name: 'schema', short: 's', type: 'string', metavar: 'PATH', description: 'set schema file path or directory path' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
 ];
 
 const USAGE = 'regent eval [flags] <query>';
 const DESCRIPTION = 'Evaluate a Rego query and print the result.';
 
-export interface EvalRequest {
+export interface EvalRequest extends InstrumentOptions {
   query: string;
   data: string[];
   bundles: string[];
@@ -151,7 +169,25 @@ export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
     ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
     ...(str(args, 'explain') !== undefined ? { explain: str(args, 'explain') as ExplainMode } : {}),
     ...(bool(args, 'partial') ? { partial: true, unknowns: list(args, 'unknowns') } : {}),
+    ...instrumentArgs(args),
   };
+}
+
+/** --metrics, --instrument, --profile, --coverage, --package, --import, --capabilities, -s (cli/eval-run.ts). */
+function instrumentArgs(args: ReturnType<typeof parseArgs>): InstrumentOptions {
+  const limit = Number(str(args, 'profile-limit') ?? '10');
+  if (!Number.isInteger(limit)) throw new UsageError(`invalid --profile-limit value: ${str(args, 'profile-limit')}`);
+  const o: InstrumentOptions = {};
+  if (bool(args, 'metrics')) o.metrics = true;
+  if (bool(args, 'instrument')) o.instrument = true;
+  if (bool(args, 'profile')) o.profile = true;
+  if (bool(args, 'profile') || limit !== 10) o.profileLimit = limit;
+  if (bool(args, 'coverage')) o.coverage = true;
+  if (str(args, 'package') !== undefined) o.package = str(args, 'package')!;
+  if (list(args, 'import').length > 0) o.imports = list(args, 'import');
+  if (str(args, 'capabilities') !== undefined) o.capabilities = str(args, 'capabilities')!;
+  if (str(args, 'schema') !== undefined) o.schema = str(args, 'schema')!;
+  return o;
 }
 
 /** The `eval` command. Returns the exit code. */
@@ -169,12 +205,13 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
     return 0;
   }
   if (req.partial) return partialCommand(req, io);
-  const outcome = await evaluate(req, io);
+  const run = isInstrumentedRequest(req) ? await import('./eval-run.js') : undefined;
+  const outcome = run ? await run.evaluateInstrumented(req, io) : await evaluate(req, io);
   if (!outcome.ok && outcome.error instanceof InputError) {
     io.err(outcome.error.message + '\n');
     return 1;
   }
-  io.out(render(outcome, req.format));
+  io.out(run ? run.renderInstrumented(outcome, req.format) : render(outcome, req.format));
   if (!outcome.ok) return 1;
   const defined = outcome.rows.length > 0;
   if (req.fail && !defined) return 1;

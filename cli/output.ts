@@ -108,8 +108,11 @@ export interface OutputError {
   message: string;
   code?: string;
   location?: { file: string; row: number; col: number };
-  /** A parse error's source line and caret index (OPA's ParserErrorDetail). */
-  details?: ParserErrorDetail;
+  /**
+   * OPA's error details: a parse error's source line and caret index
+   * (ParserErrorDetail), or an object with a `detailLines()` method (type errors).
+   */
+  details?: ParserErrorDetail | { detailLines(): string[] };
 }
 
 /** Flatten anything thrown into OPA-style errors. */
@@ -117,7 +120,8 @@ export function toOutputErrors(e: unknown): OutputError[] {
   if (e instanceof RegoErrors) return e.errors.flatMap(toOutputErrors);
   if (e instanceof RegoError || e instanceof EvalError) {
     const l = e.location;
-    const d = e instanceof RegoError && isParserErrorDetail(e.details) ? { details: { line: e.details.line, idx: e.details.idx } } : {};
+    const x = e instanceof RegoError ? e.details : undefined;
+    const d = isParserErrorDetail(x) ? { details: { line: x.line, idx: x.idx } } : hasDetailLines(x) ? { details: x } : {};
     return [{ message: e.message, code: e.code, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}), ...d }];
   }
   if (e && typeof e === 'object' && Array.isArray((e as { errors?: unknown }).errors))
@@ -130,12 +134,17 @@ export function toOutputErrors(e: unknown): OutputError[] {
   return [{ message: e instanceof Error ? e.message : String(e) }];
 }
 
+function hasDetailLines(x: unknown): x is { detailLines(): string[] } {
+  return !!x && typeof x === 'object' && typeof (x as { detailLines?: unknown }).detailLines === 'function';
+}
+
 /** `file:row: code: message`, as OPA prints one error. */
 export function errorLine(e: OutputError): string {
   const l = e.location;
   // As ast.Error.Error(): `file:row`, or `row:col` when there is no file (a query).
   const prefix = l ? (l.file ? `${l.file}:${l.row}: ` : `${l.row}:${l.col}: `) : '';
-  const lines = e.details ? detailLines(e.details).map((x) => '\n\t' + x).join('') : '';
+  const d = e.details;
+  const lines = (isParserErrorDetail(d) ? detailLines(d) : hasDetailLines(d) ? d.detailLines() : []).map((x) => '\n\t' + x).join('');
   return `${prefix}${e.code ? e.code + ': ' : ''}${e.message}${lines}`;
 }
 

@@ -1,0 +1,100 @@
+// Query context and capabilities for `regent eval`:
+//  * `--package P` and `--import I` (repeatable): the query is resolved as OPA's query
+//    compiler does with a package and imports (WithPackage/WithImports): names of rules
+//    in package P and import aliases become absolute refs (`p` → `data.P.p`,
+//    `import data.x.y` makes `y` mean `data.x.y`). The resolved body is planned; the
+//    result rows keep the query's own expression texts, as OPA prints them.
+//  * `--capabilities FILE|VERSION`: the builtins a capabilities document lists are the
+//    only ones the policy and query may call; any other builtin call is OPA's
+//    `rego_type_error: undefined function <name>` at the call.
+import { existsSync, readFileSync } from 'node:fs';
+import type { Body, Module, Term } from '../compiler/ast/nodes.js';
+import { formatBody } from '../compiler/ast/print.js';
+import { refName } from '../compiler/ast/transform.js';
+import { walkTerms } from '../compiler/ast/walk.js';
+import { parseModule, parseQuery } from '../compiler/parser/index.js';
+import { packagePath } from '../compiler/passes/pass.js';
+import { resolveRefs } from '../compiler/passes/resolve-refs.js';
+import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
+import type { ResultRow } from '../compiler/api.js';
+import { capabilities } from '../runtime/builtins/catalog.js';
+import { knownVersions } from './capabilities.js';
+
+/** The query text to plan for `query` in the context of `pkg` and `imports`. */
+export function contextualQuery(query: string, pkg: string | undefined, imports: string[], modules: Module[], v0Compatible: boolean): string {
+  if (pkg === undefined && imports.length === 0) return query;
+  const header = `package ${pkg ?? '__regent_query__'}\n${imports.map((i) => `import ${i}\n`).join('')}`;
+  const ctx = parseModule(header, '', { v0Compatible });
+  const body = parseQuery(query, '', { v0Compatible });
+  const here = packagePath(ctx).join('.');
+  // The rules of the query's package, as the query compiler sees them (its exports).
+  const stubRules = modules
+    .filter((m) => packagePath(m).join('.') === here)
+    .flatMap((m) => m.rules)
+    .map((r) => ({ ...r, body: [] }));
+  const loc = ctx.package.loc;
+  const queryModule: Module = { ...ctx, rules: [{ kind: 'rule', default: false, head: { ref: [], assign: false, contains: false, loc }, body, loc }] };
+  const stub: Module = { ...ctx, imports: [], rules: stubRules };
+  const state = { opts: {}, errors: [], modules: [queryModule, stub] };
+  resolveRefs.run(state);
+  return formatBody(state.modules[0]!.rules[0]!.body);
+}
+
+/** The source text of each top-level expression of `query` (OPA's expression `text`). */
+export function queryTexts(query: string, v0Compatible: boolean): string[] {
+  const body = parseQuery(query, '', { v0Compatible });
+  return body.map((e, i) => {
+    const end = i + 1 < body.length ? body[i + 1]!.loc.offset : query.length;
+    return query.slice(e.loc.offset, end).replace(/[\s;]+$/, '');
+  });
+}
+
+/** Rows of a rewritten query, with the original query's expression texts and locations. */
+export function restoreTexts(rows: ResultRow[], query: string, v0Compatible: boolean): ResultRow[] {
+  const body = parseQuery(query, '', { v0Compatible });
+  const texts = queryTexts(query, v0Compatible);
+  return rows.map((r) => ({
+    ...r,
+    expressions: r.expressions.map((e, i) => ({ ...e, text: texts[i] ?? e.text, location: body[i] ? { row: body[i]!.loc.row, col: body[i]!.loc.col } : e.location })),
+  }));
+}
+
+/** The builtin names a `--capabilities` argument allows. Throws on unknown versions/bad files. */
+export function capabilityBuiltins(arg: string): Set<string> {
+  let doc: { builtins?: { name: string }[] };
+  if (existsSync(arg)) {
+    try {
+      doc = JSON.parse(readFileSync(arg, 'utf8'));
+    } catch (e) {
+      throw new Error(`capabilities: ${arg}: ${(e as Error).message}`);
+    }
+  } else {
+    const v = arg.startsWith('v') ? arg : `v${arg}`;
+    if (!knownVersions().includes(v)) throw new Error(`no capabilities version found ${v}`);
+    doc = capabilities() as typeof doc;
+  }
+  return new Set((doc.builtins ?? []).map((b) => b.name));
+}
+
+/** `undefined function` errors for builtin calls the capabilities do not list. */
+export function checkCapabilities(allowed: Set<string>, modules: Module[], query?: Body): RegoError[] {
+  const known = new Set((capabilities() as { builtins: { name: string }[] }).builtins.map((b) => b.name));
+  const userFunctions = new Set<string>();
+  for (const m of modules) for (const r of m.rules) if (r.head.args) userFunctions.add([...packagePath(m), ...r.head.ref.map((t) => refName(t) ?? '')].join('.'));
+  const errors: RegoError[] = [];
+  const visit = (node: Module | Body): void =>
+    walkTerms(node as Module, (t: Term) => {
+      if (t.kind !== 'call') return;
+      const name = refName(t.op);
+      if (name === undefined || !known.has(name) || allowed.has(name) || userFunctions.has(name)) return;
+      errors.push(new RegoError('rego_type_error', `undefined function ${name}`, t.loc));
+    });
+  for (const m of modules) visit(m);
+  if (query) visit(query);
+  return errors;
+}
+
+/** Throw the errors (as one RegoErrors) when there are any. */
+export function throwAll(errors: RegoError[]): void {
+  if (errors.length > 0) throw new RegoErrors(errors);
+}

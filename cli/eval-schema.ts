@@ -1,0 +1,147 @@
+// `-s/--schema` for `regent eval` and `regent check`: JSON-schema type checking of
+// `input` references, as OPA's type checker does with an input schema. Every ref
+// rooted at `input` (in the modules and the query) is walked against the schema:
+// a static key that an object schema does not declare (no `additionalProperties`)
+// is OPA's error
+//   file:row: rego_type_error: undefined ref: input.request.kind.kinds
+//   	input.request.kind.kinds
+//   	                   ^
+//   	                   have: "kinds"
+//   	                   want (one of): ["kind" "version"]
+// and a key into a scalar (`input.user.name.first` where name is a string) is
+// `have: "first"` / `want (type): string`-style (OPA's RefErrInvalidDetail lines).
+// The JSON form carries `details: {ref, pos, want, oneOf}` (terms as OPA JSON).
+// Schemas: a file is the input schema; `$ref` to `#/definitions/…` or `#/$defs/…`
+// is followed; `anyOf`/`oneOf`/`allOf` merge their properties. A directory (used by
+// OPA only through `# METADATA` schema annotations) gives no global input schema.
+import { readFileSync, statSync } from 'node:fs';
+import type { Body, Module, RefTerm, Term } from '../compiler/ast/nodes.js';
+import { formatTerm } from '../compiler/ast/print.js';
+import { walkTerms } from '../compiler/ast/walk.js';
+import { RegoError } from '../compiler/source/diagnostics.js';
+import { quote } from './output.js';
+
+type Schema = Record<string, unknown>;
+
+/** The input schema of a `-s` path (file), or undefined for a directory. Throws on bad JSON. */
+export function loadInputSchema(path: string): Schema | undefined {
+  if (statSync(path).isDirectory()) return undefined;
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text) as Schema;
+  } catch (e) {
+    throw new Error(`unable to parse schema ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** OPA's RefErrInvalidDetail: the ref, the position of the bad part, what fits there. */
+export class RefErrInvalidDetail {
+  // Own enumerable fields in OPA's JSON order: ref, pos, want, oneOf.
+  readonly ref: unknown[];
+  readonly pos: number;
+  readonly want: string | null;
+  readonly oneOf?: unknown[];
+  constructor(
+    private readonly term: RefTerm,
+    pos: number,
+    want: string | null,
+    private readonly keys: string[],
+  ) {
+    Object.defineProperty(this, 'term', { enumerable: false });
+    Object.defineProperty(this, 'keys', { enumerable: false });
+    this.ref = [term.head, ...term.path].map(termJSON);
+    this.pos = pos;
+    this.want = want;
+    if (keys.length > 0) this.oneOf = keys.map((k) => ({ type: 'string', value: k }));
+  }
+
+  /** The lines ast.Error.Error() prints after the message. */
+  detailLines(): string[] {
+    const ref = formatTerm(this.term);
+    const prefix = formatTerm({ ...this.term, path: this.term.path.slice(0, this.pos - 1) } as RefTerm);
+    const pad = ' '.repeat(prefix.length + 1);
+    const have = this.term.path[this.pos - 1]!;
+    const lines = [ref, pad + '^', `${pad}have: ${formatTerm(have)}`];
+    if (this.keys.length > 0) lines.push(`${pad}want (one of): [${this.keys.map(quote).join(' ')}]`);
+    else lines.push(`${pad}want (type): ${this.want}`);
+    return lines;
+  }
+}
+
+function termJSON(t: Term): unknown {
+  switch (t.kind) {
+    case 'var':
+      return { type: 'var', value: t.name };
+    case 'string':
+      return { type: 'string', value: t.value };
+    case 'number':
+      return { type: 'number', value: Number(t.value) };
+    default:
+      return { type: t.kind };
+  }
+}
+
+/** Follow a local `$ref`, and merge `allOf`/`anyOf`/`oneOf` alternatives. */
+function resolve(root: Schema, s: Schema | undefined, depth = 0): Schema | undefined {
+  if (!s || typeof s !== 'object' || depth > 32) return undefined;
+  if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) {
+    let x: unknown = root;
+    for (const part of s.$ref.slice(2).split('/')) x = (x as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return resolve(root, x as Schema, depth + 1);
+  }
+  const alts = [...((s.allOf as Schema[]) ?? []), ...((s.anyOf as Schema[]) ?? []), ...((s.oneOf as Schema[]) ?? [])];
+  if (alts.length === 0) return s;
+  const merged: Schema = { ...s, properties: { ...((s.properties as Schema) ?? {}) } };
+  for (const a of alts.map((x) => resolve(root, x, depth + 1))) {
+    if (!a) return undefined; // an alternative we cannot read: anything goes
+    if (a.type && !merged.type) merged.type = a.type;
+    if (a.type && merged.type !== a.type && !s.type) return undefined; // mixed types: no checking
+    Object.assign(merged.properties as Schema, (a.properties as Schema) ?? {});
+    if (a.additionalProperties !== undefined && a.additionalProperties !== false) merged.additionalProperties = a.additionalProperties;
+    if (a.items && !merged.items) merged.items = a.items;
+  }
+  return merged;
+}
+
+const SCALARS: Record<string, string> = { string: 'string', number: 'number', integer: 'number', boolean: 'boolean', null: 'null' };
+
+/** Check one `input` ref; returns its error or undefined. */
+function checkRef(root: Schema, t: RefTerm): RegoError | undefined {
+  let s = resolve(root, root);
+  for (let i = 0; i < t.path.length && s; i++) {
+    const key = t.path[i]!;
+    const type = typeof s.type === 'string' ? s.type : undefined;
+    if (type && SCALARS[type]) return new RegoError('rego_type_error', `undefined ref: ${formatTerm(t)}`, t.loc, new RefErrInvalidDetail(t, i + 1, SCALARS[type]!, []));
+    if (type === 'array' || (!type && s.items)) {
+      const items = Array.isArray(s.items) ? undefined : (s.items as Schema | undefined);
+      s = resolve(root, items);
+      continue;
+    }
+    const props = s.properties as Schema | undefined;
+    if (!props || key.kind !== 'string') return undefined; // dynamic key or open object: no more checking
+    if (key.value in props) {
+      s = resolve(root, props[key.value] as Schema);
+      continue;
+    }
+    if (s.additionalProperties !== undefined && s.additionalProperties !== false) return undefined;
+    if (s.patternProperties) return undefined;
+    const keys = Object.keys(props).sort();
+    return new RegoError('rego_type_error', `undefined ref: ${formatTerm(t)}`, t.loc, new RefErrInvalidDetail(t, i + 1, null, keys));
+  }
+  return undefined;
+}
+
+/** Every `input` ref of the modules (and query) checked against the input schema, in source order. */
+export function checkInputSchema(schema: Schema, modules: Module[], query?: Body): RegoError[] {
+  const errors: RegoError[] = [];
+  const visit = (node: Module | Body): void =>
+    walkTerms(node as Module, (t) => {
+      if (t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'input') {
+        const err = checkRef(schema, t);
+        if (err) errors.push(err);
+      }
+    });
+  for (const m of modules) visit(m);
+  if (query) visit(query);
+  return errors;
+}
