@@ -22,6 +22,8 @@ const NATIVE_ARITY: Record<string, number> = {
   startswith: 2, endswith: 2, contains: 2, indexof: 2, trim_prefix: 2, trim_suffix: 2, concat: 2, split: 2,
   lower: 1, upper: 1, abs: 1, sum: 1, product: 1, max: 1, min: 1, sort: 1,
   'array.concat': 2, union: 1, 'object.get': 3, 'object.union': 2,
+  trim: 2, trim_left: 2, trim_right: 2, trim_space: 1, replace: 3, substring: 3, 'array.slice': 3,
+  'numbers.range': 2, intersection: 1, 'object.remove': 2, 'object.filter': 2,
 };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };

@@ -11,7 +11,7 @@ import {
 
 const EXACT: f64 = 9007199254740992;
 
-function isStr(v: usize): bool { return tag(v) == T_STR; }
+export function isStr(v: usize): bool { return tag(v) == T_STR; }
 function isColl(v: usize): bool { const t = tag(v); return t == T_ARR || t == T_SET; }
 
 // ---------------------------------------------------------------- types
@@ -57,7 +57,7 @@ function find(hay: usize, needle: usize, from: i32): i32 {
   return -1;
 }
 
-function runes(p: usize, n: i32): i32 {
+export function runes(p: usize, n: i32): i32 {
   let r = 0;
   for (let i = 0; i < n; i++) if ((load<u8>(p + i) & 0xc0) != 0x80) r++;
   return r;
@@ -161,7 +161,7 @@ export function rtb_upper(s: usize): usize { return caseMap(s, true); }
 
 // ---------------------------------------------------------------- numbers and aggregates
 
-function intOf(v: usize): bool {
+export function intOf(v: usize): bool {
   if (tag(v) != T_NUM) return false;
   if (numInexact(v)) { fail('not supported on wasm: big numbers'); return false; }
   const x = numVal(v);

@@ -11,6 +11,7 @@ import {
 } from './values';
 import { parseJSON, textToF64, inexactText } from './json';
 export * from './builtins';
+export * from './builtins-ext';
 import { dumpJSON, dumpValueText, termText } from './dump';
 
 // ---------------------------------------------------------------- imports

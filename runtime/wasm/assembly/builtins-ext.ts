@@ -1,0 +1,147 @@
+// Regent's Wasm runtime: more natively implemented builtins (trims, replace,
+// substring, array.slice, numbers.range, intersection, object.remove/filter); same
+// conventions as builtins.ts (0 = undefined, code-point positions, abort where a
+// double or an ASCII-only shortcut could answer differently from the JS back end).
+import {
+  T_ARR, T_OBJ, T_SET,
+  mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
+  tag, len, item, objKey, objVal, numVal, strData, compare, fail,
+} from './values';
+import { isStr, intOf, runes, rtb_split, rtb_concat } from './builtins';
+
+// ---------------------------------------------------------------- more strings and collections
+
+function isSpace(c: u8): bool { return c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d || c == 0x0b || c == 0x0c; }
+
+/** Whether byte `c` is in the cutset (ASCII cutsets only; others abort). */
+function inCut(cut: usize, c: u8): bool {
+  for (let i = 0; i < len(cut); i++) if (load<u8>(strData(cut) + i) == c) return true;
+  return false;
+}
+
+function asciiCut(cut: usize): bool {
+  for (let i = 0; i < len(cut); i++) if (load<u8>(strData(cut) + i) >= 0x80) { fail('not supported on wasm: non-ASCII trim cutset'); return false; }
+  return true;
+}
+
+function trimBy(s: usize, cut: usize, left: bool, right: bool): usize {
+  if (!isStr(s) || (cut != 0 && (!isStr(cut) || !asciiCut(cut)))) return 0;
+  let a = 0;
+  let b = len(s);
+  const p = strData(s);
+  if (left) while (a < b && (cut == 0 ? isSpace(load<u8>(p + a)) : inCut(cut, load<u8>(p + a)))) a++;
+  if (right) while (b > a && (cut == 0 ? isSpace(load<u8>(p + b - 1)) : inCut(cut, load<u8>(p + b - 1)))) b--;
+  return mkStr(p + a, b - a);
+}
+export function rtb_trim(s: usize, c: usize): usize { return trimBy(s, c, true, true); }
+export function rtb_trim_left(s: usize, c: usize): usize { return trimBy(s, c, true, false); }
+export function rtb_trim_right(s: usize, c: usize): usize { return trimBy(s, c, false, true); }
+export function rtb_trim_space(s: usize): usize { return trimBy(s, 0, true, true); }
+
+/** replace(s, old, new): every occurrence (Go strings.ReplaceAll; an empty `old` is left to the host). */
+export function rtb_replace(s: usize, o: usize, n: usize): usize {
+  if (!isStr(s) || !isStr(o) || !isStr(n)) return 0;
+  if (len(o) == 0) { fail('not supported on wasm: replace with an empty pattern'); return 0; }
+  const parts = rtb_split(s, o);
+  return rtb_concat(n, parts);
+}
+
+/** Byte offset of code point `r` in s (len(s) when past the end). */
+function runeOffset(s: usize, r: i32): i32 {
+  let i = 0;
+  let k = 0;
+  while (i < len(s)) {
+    if ((load<u8>(strData(s) + i) & 0xc0) != 0x80) {
+      if (k == r) return i;
+      k++;
+    }
+    i++;
+  }
+  return len(s);
+}
+
+/** substring(s, start, length): code points; a negative length means to the end. */
+export function rtb_substring(s: usize, st: usize, ln: usize): usize {
+  if (!isStr(s) || !intOf(st) || !intOf(ln)) return 0;
+  const start = <i32>numVal(st);
+  const l = <i32>numVal(ln);
+  if (start < 0) return 0;
+  const total = runes(strData(s), len(s));
+  if (start >= total) return mkStr(strData(s), 0);
+  const a = runeOffset(s, start);
+  const b = l < 0 || start + l >= total ? len(s) : runeOffset(s, start + l);
+  return mkStr(strData(s) + a, b - a);
+}
+
+/** array.slice(a, start, stop), clamped as OPA does. */
+export function rtb_array_slice(a: usize, st: usize, sp: usize): usize {
+  if (tag(a) != T_ARR || !intOf(st) || !intOf(sp)) return 0;
+  let start = <i32>Math.max(0, numVal(st));
+  let stop = <i32>Math.min(<f64>len(a), numVal(sp));
+  const out = mkArr(4);
+  if (start > stop) return out;
+  for (let i = start; i < stop; i++) arrPush(out, item(a, i));
+  return out;
+}
+
+/** numbers.range(a, b): integers from a to b inclusive, either direction. */
+export function rtb_numbers_range(a: usize, b: usize): usize {
+  if (!intOf(a) || !intOf(b)) return 0;
+  const x = numVal(a);
+  const y = numVal(b);
+  if (Math.abs(y - x) > 10000000) { fail('not supported on wasm: numbers.range over 10^7 members'); return 0; }
+  const out = mkArr(<i32>Math.abs(y - x) + 1);
+  if (x <= y) for (let i = x; i <= y; i++) arrPush(out, mkNum(i));
+  else for (let i = x; i >= y; i--) arrPush(out, mkNum(i));
+  return out;
+}
+
+/** intersection(set of sets). */
+export function rtb_intersection(s: usize): usize {
+  if (tag(s) != T_SET) return 0;
+  for (let i = 0; i < len(s); i++) if (tag(item(s, i)) != T_SET) return 0;
+  const out = mkSet();
+  if (len(s) == 0) return out;
+  const first = item(s, 0);
+  for (let j = 0; j < len(first); j++) {
+    const x = item(first, j);
+    let all = true;
+    for (let i = 1; i < len(s) && all; i++) all = setHasValue(item(s, i), x);
+    if (all) setAdd(out, x);
+  }
+  return out;
+}
+
+function setHasValue(s: usize, x: usize): bool {
+  for (let i = 0; i < len(s); i++) if (compare(item(s, i), x) == 0) return true;
+  return false;
+}
+
+/** object.remove(obj, keys): keys an array, set or object (its keys). */
+export function rtb_object_remove(o: usize, ks: usize): usize {
+  if (tag(o) != T_OBJ) return 0;
+  const t = tag(ks);
+  if (t != T_ARR && t != T_SET && t != T_OBJ) return 0;
+  const out = mkObj();
+  for (let i = 0; i < len(o); i++) {
+    const k = objKey(o, i);
+    let drop = false;
+    for (let j = 0; j < len(ks) && !drop; j++) drop = compare(t == T_OBJ ? objKey(ks, j) : item(ks, j), k) == 0;
+    if (!drop) objPut(out, k, objVal(o, i));
+  }
+  return out;
+}
+
+/** object.filter(obj, keys): only the given keys. */
+export function rtb_object_filter(o: usize, ks: usize): usize {
+  if (tag(o) != T_OBJ) return 0;
+  const t = tag(ks);
+  if (t != T_ARR && t != T_SET && t != T_OBJ) return 0;
+  const out = mkObj();
+  for (let j = 0; j < len(ks); j++) {
+    const k = t == T_OBJ ? objKey(ks, j) : item(ks, j);
+    const v = objGet(o, k);
+    if (v != 0) objPut(out, k, v);
+  }
+  return out;
+}
