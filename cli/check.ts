@@ -15,7 +15,7 @@ import type { Module } from '../compiler/ast/nodes.js';
 import { compile, parseModule } from '../compiler/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
 import { LoadError, findRegoFiles } from './loader.js';
-import { extraChecks } from './eval-run.js';
+import { extraChecks } from './eval-context.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } from './output.js';
 
 export const CHECK_FLAGS: FlagSpec[] = [
@@ -74,7 +74,7 @@ export function checkCommand(argv: string[], io: IO): number {
   let errors: OutputError[];
   try {
     const files = findRegoFiles(args.positionals, list(args, 'ignore')).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-    // -s/--schema and --capabilities: OPA's schema type checking and builtin limits (cli/eval-run.ts).
+    // -s/--schema and --capabilities: OPA's schema type checking and builtin limits (cli/eval-context.ts).
     const opts = { ...(str(args, 'schema') !== undefined ? { schema: str(args, 'schema')! } : {}), ...(str(args, 'capabilities') !== undefined ? { capabilities: str(args, 'capabilities')! } : {}) };
     const extra = opts.schema !== undefined || opts.capabilities !== undefined ? (modules: Module[]) => toOutputErrors({ errors: extraChecks(opts, modules) }) : undefined;
     errors = checkFiles(files, bool(args, 'v0-compatible'), bool(args, 'strict'), extra);

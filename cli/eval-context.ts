@@ -7,6 +7,8 @@
 //  * `--capabilities FILE|VERSION`: the builtins a capabilities document lists are the
 //    only ones the policy and query may call; any other builtin call is OPA's
 //    `rego_type_error: undefined function <name>` at the call.
+//  * extraChecks: those and the -s/--schema input checks (cli/eval-schema.ts), for
+//    eval and check.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Body, Module, Term } from '../compiler/ast/nodes.js';
 import { formatBody } from '../compiler/ast/print.js';
@@ -18,6 +20,7 @@ import { resolveRefs } from '../compiler/passes/resolve-refs.js';
 import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
 import { capabilities } from '../runtime/builtins/catalog.js';
+import { checkInputSchema, loadInputSchema } from './eval-schema.js';
 import { knownVersions } from './capabilities.js';
 
 /** The query text to plan for `query` in the context of `pkg` and `imports`. */
@@ -97,4 +100,16 @@ export function checkCapabilities(allowed: Set<string>, modules: Module[], query
 /** Throw the errors (as one RegoErrors) when there are any. */
 export function throwAll(errors: RegoError[]): void {
   if (errors.length > 0) throw new RegoErrors(errors);
+}
+
+/** Compile-time checks beyond the compiler's: capabilities and the input schema. */
+export function extraChecks(req: { capabilities?: string; schema?: string }, modules: Module[], query?: string, v0 = false): RegoError[] {
+  const errors: RegoError[] = [];
+  const body = query !== undefined ? parseQuery(query, '', { v0Compatible: v0 }) : undefined;
+  if (req.capabilities !== undefined) errors.push(...checkCapabilities(capabilityBuiltins(req.capabilities), modules, body));
+  if (req.schema !== undefined) {
+    const schema = loadInputSchema(req.schema);
+    if (schema) errors.push(...checkInputSchema(schema, modules, body));
+  }
+  return errors;
 }

@@ -5,17 +5,15 @@
 // does), resolves the query in its package/imports context (cli/eval-context.ts), and
 // evaluates: with the reference interpreter's trace when profiling or measuring
 // coverage, else with the compiled policy. Output: cli/eval-instrument.ts.
-import type { Module } from '../compiler/ast/nodes.js';
 import { compile } from '../compiler/policy.js';
 import { parseQuery } from '../compiler/parser/index.js';
-import { RegoErrors, type RegoError } from '../compiler/source/diagnostics.js';
+import { RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
 import { loadAll } from './loader.js';
 import type { IO } from './output.js';
 import type { EvalOutcome, EvalRequest } from './eval.js';
 import { readInput, render } from './eval.js';
-import { capabilityBuiltins, checkCapabilities, contextualQuery, restoreTexts } from './eval-context.js';
-import { checkInputSchema, loadInputSchema } from './eval-schema.js';
+import { contextualQuery, extraChecks, restoreTexts } from './eval-context.js';
 import { appendJSON, coverage, jsonExtras, nowNs, prettyExtras, profileReport, withEventTimes, type Extras } from './eval-instrument.js';
 
 /** The options that select this path. */
@@ -39,18 +37,6 @@ export function isInstrumented(req: EvalRequest & InstrumentOptions): boolean {
 }
 
 const since = (t: bigint): number => Number(nowNs() - t);
-
-/** Compile-time checks beyond the compiler's: capabilities and the input schema. */
-export function extraChecks(req: InstrumentOptions, modules: Module[], query?: string, v0 = false): RegoError[] {
-  const errors: RegoError[] = [];
-  const body = query !== undefined ? parseQuery(query, '', { v0Compatible: v0 }) : undefined;
-  if (req.capabilities !== undefined) errors.push(...checkCapabilities(capabilityBuiltins(req.capabilities), modules, body));
-  if (req.schema !== undefined) {
-    const schema = loadInputSchema(req.schema);
-    if (schema) errors.push(...checkInputSchema(schema, modules, body));
-  }
-  return errors;
-}
 
 /** Load, compile, check and evaluate with the requested instrumentation. Never throws. */
 export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions, io?: IO): Promise<InstrumentedOutcome> {
