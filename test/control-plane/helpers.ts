@@ -26,7 +26,8 @@ export async function requirePostgres(): Promise<void> {
   } catch (e) {
     throw new Error(
       `PostgreSQL is required for these tests but is not reachable at ${PG_DSN} (${(e as Error).message}). ` +
-        `Start it (e.g. pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start) ` +
+        `The test setup (test/postgres-global-setup.ts) starts an embedded one when nothing answers there; ` +
+        `otherwise start it (e.g. pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start) ` +
         `or set REGENT_TEST_PG_DSN.`,
     );
   } finally {
