@@ -18,7 +18,7 @@ import { load as loadYAML } from 'js-yaml';
 import type { SourceFile } from '../compiler/api.js';
 import { RObject, equal, fromJS, parseJSON, type Value } from '../runtime/value/index.js';
 import { goJSONError } from '../runtime/value/go-json.js';
-import { BundleError, readBundle } from '../runtime/bundles/index.js';
+import { BundleError } from '../runtime/bundles/errors.js';
 
 export class LoadError extends Error {
   constructor(message: string) {
@@ -289,6 +289,7 @@ export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: 
   for (const { prefix, path } of archives) {
     let bundle;
     try {
+      const { readBundle } = await import('../runtime/bundles/index.js'); // only for -b archives
       bundle = await readBundle(readFileSync(path), { skipVerify: true, defaultRegoVersion: opts.v0Compatible ? 0 : 1 });
     } catch (e) {
       if (e instanceof BundleError) throw new LoadError(`bundle ${path}: ${e.message}`);

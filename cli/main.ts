@@ -1,19 +1,11 @@
 // The regent command line: `regent <command> [flags] [args]`. Commands live in the
 // COMMANDS table; each takes its argv (after the command name) and an IO object and
-// returns an exit code. Later work adds its command by adding a table entry — the
-// reserved names (run, build, test, fmt, bench, capabilities, control-plane) answer
-// "not implemented yet" until then. Unknown commands print the usage, exit code 2.
+// returns an exit code; a new command is one more table entry. Unknown commands print
+// the usage, exit code 2.
 // A closed output pipe (`regent eval … | head -1`) ends the process quietly with
 // status 141, as a Go binary killed by SIGPIPE reports in a shell.
-import { buildCommand } from './build.js';
-import { checkCommand } from './check.js';
-import { evalCommand } from './eval.js';
-import { runCommand } from './run.js';
-import { parseCommand } from './parse.js';
-import { testCommand } from './test.js';
-import { fmtCommand } from './fmt.js';
-import { capabilitiesCommand } from './capabilities.js';
-import { benchCommand } from './bench.js';
+// Command modules are imported only when their command runs (`lazy`): `regent version`
+// loads no compiler, `regent eval` no server, control plane or cloud SDK.
 import type { IO } from './output.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,31 +18,28 @@ export interface Command {
   run(argv: string[], io: IO): number | Promise<number>;
 }
 
-function notYet(name: string): Command['run'] {
-  return (_argv, io) => {
-    io.err(`regent ${name}: not implemented yet\n`);
-    return 1;
-  };
+/** A command whose module is imported on first use. */
+function lazy(load: () => Promise<Command['run']>): Command['run'] {
+  return async (argv, io) => (await load())(argv, io);
 }
 
 export const COMMANDS: Record<string, Command> = {
-  eval: { summary: 'Evaluate a Rego query', run: evalCommand },
-  parse: { summary: 'Parse Rego source file', run: parseCommand },
-  check: { summary: 'Check Rego source files', run: checkCommand },
+  eval: { summary: 'Evaluate a Rego query', run: lazy(async () => (await import('./eval.js')).evalCommand) },
+  parse: { summary: 'Parse Rego source file', run: lazy(async () => (await import('./parse.js')).parseCommand) },
+  check: { summary: 'Check Rego source files', run: lazy(async () => (await import('./check.js')).checkCommand) },
   version: { summary: 'Print the version of regent', run: versionCommand },
   help: { summary: 'Help about any command', run: helpCommand },
-  // Reserved slots: replace `notYet` with the implementation.
-  run: { summary: 'Start the server (REST API)', run: runCommand },
-  build: { summary: 'Build an OPA bundle', run: buildCommand },
-  test: { summary: 'Execute Rego test cases', run: testCommand },
-  fmt: { summary: 'Format Rego source files', run: fmtCommand },
-  bench: { summary: 'Benchmark a Rego query', run: benchCommand },
-  capabilities: { summary: 'Print the capabilities of regent', run: capabilitiesCommand },
-  inspect: { summary: 'Inspect OPA bundle(s)', run: async (a, io) => (await import('./inspect.js')).inspectCommand(a, io) },
-  deps: { summary: 'Analyze Rego query dependencies', run: async (a, io) => (await import('./deps.js')).depsCommand(a, io) },
-  exec: { summary: 'Execute against input files', run: async (a, io) => (await import('./exec.js')).execCommand(a, io) },
-  sign: { summary: 'Generate an OPA bundle signature', run: async (a, io) => (await import('./sign.js')).signCommand(a, io) },
-  'control-plane': { summary: 'Run the control plane service', run: async (a, io) => (await import('./control-plane.js')).controlPlaneCommand(a, io) },
+  run: { summary: 'Start the server (REST API)', run: lazy(async () => (await import('./run.js')).runCommand) },
+  build: { summary: 'Build an OPA bundle', run: lazy(async () => (await import('./build.js')).buildCommand) },
+  test: { summary: 'Execute Rego test cases', run: lazy(async () => (await import('./test.js')).testCommand) },
+  fmt: { summary: 'Format Rego source files', run: lazy(async () => (await import('./fmt.js')).fmtCommand) },
+  bench: { summary: 'Benchmark a Rego query', run: lazy(async () => (await import('./bench.js')).benchCommand) },
+  capabilities: { summary: 'Print the capabilities of regent', run: lazy(async () => (await import('./capabilities.js')).capabilitiesCommand) },
+  inspect: { summary: 'Inspect OPA bundle(s)', run: lazy(async () => (await import('./inspect.js')).inspectCommand) },
+  deps: { summary: 'Analyze Rego query dependencies', run: lazy(async () => (await import('./deps.js')).depsCommand) },
+  exec: { summary: 'Execute against input files', run: lazy(async () => (await import('./exec.js')).execCommand) },
+  sign: { summary: 'Generate an OPA bundle signature', run: lazy(async () => (await import('./sign.js')).signCommand) },
+  'control-plane': { summary: 'Run the control plane service', run: lazy(async () => (await import('./control-plane.js')).controlPlaneCommand) },
 };
 
 export function usage(): string {

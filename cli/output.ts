@@ -2,7 +2,8 @@
 // and plain JS objects the way OPA's Go encoder does (2-space indent, exact numbers,
 // sets as sorted arrays, object keys of RObjects sorted, `<`, `>`, `&` escaped),
 // error normalisation and OPA's error texts, and the pretty/raw result formats.
-import { RegoError, RegoErrors, EvalError } from '../compiler/index.js';
+import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
+import { EvalError } from '../compiler/eval/errors.js';
 import { detailLines, isParserErrorDetail, type ParserErrorDetail } from '../compiler/parser/error-detail.js';
 import type { ResultRow } from '../compiler/api.js';
 import { BigNum, RObject, RSet, formatNumber, toJSONText, type Value } from '../runtime/value/index.js';

@@ -116,7 +116,7 @@ export class CompiledPolicy implements Policy {
       rest = path;
     } else if (plainRule) {
       // A complete or set rule: its value, then the rest of the path into it.
-      top = (c) => program.evalGroup(groups[0]!, c);
+      top = (c) => program.decide(groups[0]!, c);
     } else if (rest.length > 0) {
       // An object rule at this node may hold the next key: evaluate just that key.
       const key = rest[0]!;

@@ -5,7 +5,9 @@
 import { createPrivateKey, X509Certificate as NodeX509, type KeyObject } from 'node:crypto';
 import { BuiltinError } from './errors.js';
 import { goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
-import { EXT_KEY_USAGE_OIDS, goCertificate, goValue, type GoCertificate } from '../x509/index.js';
+import type { GoCertificate } from '../x509/index.js';
+import { goValue } from '../x509/formats.js';
+import { x509 } from './x509-lazy.js';
 import type { Value } from '../value/index.js';
 
 /** A certificate of the input: its DER and Go's reading of it. */
@@ -59,7 +61,7 @@ function parseDerCerts(der: Buffer): ParsedCert[] {
 /** One DER certificate, read as Go's x509.ParseCertificate does (and accepted by OpenSSL). */
 export function parseCert(der: Buffer): ParsedCert {
   try {
-    const go = goCertificate(der);
+    const go = x509().goCertificate(der);
     new NodeX509(der);
     return { der, go };
   } catch (e) {
@@ -120,8 +122,8 @@ export function verifyChain(parsed: ParsedCert[], opts: VerifyOptions): ParsedCe
   if (!usages.includes(0)) {
     for (const idx of chain) {
       const eku = certs[idx]!.keyUsage;
-      if (!eku || eku.length === 0 || eku.includes(EXT_KEY_USAGE_OIDS[0]!)) continue;
-      if (!usages.some((u) => eku.includes(EXT_KEY_USAGE_OIDS[u]!))) return undefined;
+      if (!eku || eku.length === 0 || eku.includes(x509().EXT_KEY_USAGE_OIDS[0]!)) continue;
+      if (!usages.some((u) => eku.includes(x509().EXT_KEY_USAGE_OIDS[u]!))) return undefined;
     }
   }
   return chain.map((i) => parsed[i]!);

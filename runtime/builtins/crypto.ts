@@ -11,7 +11,8 @@ import { BigNum } from '../value/number.js';
 import { RObject, RSet } from '../value/collections.js';
 import { b64OrError, goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
 import { certsFromString, certsToValue, parseCert, privateKeysFromPem, privateKeyToGoJS, verifyChain, x509Error, type ParsedCert, type VerifyOptions } from './crypto-keys.js';
-import { goCertificateRequest, goValue } from '../x509/index.js';
+import { goValue } from '../x509/formats.js';
+import { x509 } from './x509-lazy.js';
 
 const OBJ = T.objectOf(T.string, T.any);
 const CERTS = T.arrayOf(OBJ);
@@ -181,7 +182,7 @@ function parseCSR(input: string): Value {
   if (block) bytes = block.bytes;
   try {
     if (splitDer(bytes).length !== 1) throw new Error('trailing data');
-    return goValue(goCertificateRequest(bytes));
+    return goValue(x509().goCertificateRequest(bytes));
   } catch (e) {
     throw x509Error(e, 'x509: malformed certificate request');
   }

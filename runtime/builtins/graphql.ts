@@ -3,7 +3,9 @@
 // query against a schema, and schema validation. Error messages are rewritten to
 // OPA's "<msg> in GraphQL string at location <line>:<col>" form; the message text
 // itself is graphql-js's (close to, but not always equal to, gqlparser's).
-import { buildASTSchema, GraphQLError, parse, validate, validateSchema, type DocumentNode, type GraphQLSchema } from 'graphql';
+// graphql-js loads on the first graphql.* call (about 50 ms of start-up otherwise).
+import { createRequire } from 'node:module';
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { BuiltinDef, BuiltinImpl, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { asString } from './args.js';
@@ -11,6 +13,9 @@ import { BuiltinError, operandError } from './errors.js';
 import { fromJS, RObject, toJS, type Value } from '../value/index.js';
 import { prune, queryDocument, schemaDocument } from './graphql-ast.js';
 import { printQueryDocument, printSchemaDocument } from './graphql-print.js';
+
+let graphqlModule: typeof import('graphql') | undefined;
+const gql = (): typeof import('graphql') => (graphqlModule ??= createRequire(import.meta.url)('graphql') as typeof import('graphql'));
 
 function location(e: GraphQLError): string {
   const loc = e.locations?.[0];
@@ -21,9 +26,9 @@ const cleanMessage = (m: string): string => m.replace(/^Syntax Error: /, '').rep
 
 function parseDoc(text: string, what: 'string' | 'query string'): DocumentNode {
   try {
-    return parse(text, { noLocation: false });
+    return gql().parse(text, { noLocation: false });
   } catch (e) {
-    if (e instanceof GraphQLError) throw new BuiltinError(`${cleanMessage(e.message)} in GraphQL ${what} at location ${location(e)}`);
+    if (e instanceof gql().GraphQLError) throw new BuiltinError(`${cleanMessage(e.message)} in GraphQL ${what} at location ${location(e)}`);
     throw e;
   }
 }
@@ -73,17 +78,17 @@ function schemaOperand(v: Value, pos: number): DocumentNode {
 function buildSchema(doc: DocumentNode): GraphQLSchema {
   let schema: GraphQLSchema;
   try {
-    schema = buildASTSchema(doc, { assumeValidSDL: false });
+    schema = gql().buildASTSchema(doc, { assumeValidSDL: false });
   } catch (e) {
     throw new BuiltinError(`Error in gqlparser SchemaDocument to Schema conversion: ${(e as Error).message}`);
   }
-  const errs = validateSchema(schema);
+  const errs = gql().validateSchema(schema);
   if (errs.length) throw new BuiltinError(`Error in gqlparser SchemaDocument to Schema conversion: ${errs[0]!.message}`);
   return schema;
 }
 
 function validateQuery(schema: GraphQLSchema, doc: DocumentNode): void {
-  const errs = validate(schema, doc);
+  const errs = gql().validate(schema, doc);
   if (errs.length) throw new BuiltinError(`${cleanMessage(errs[0]!.message)} in GraphQL query string at location ${location(errs[0]!)}`);
 }
 

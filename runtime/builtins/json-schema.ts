@@ -2,8 +2,9 @@
 // json.match_schema, validated with ajv. Results and messages follow OPA's
 // gojsonschema: verify gives [valid, error-or-null]; match gives [valid, errors]
 // with error objects {error, type, field, desc} in gojsonschema's wording.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+// ajv and ajv-formats load on the first schema (about 100 ms of start-up otherwise).
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Value } from '../value/value.js';
 import { RObject } from '../value/collections.js';
 import { toJS, type JSONValue } from '../value/json.js';
@@ -12,9 +13,17 @@ import { T } from './types.js';
 import { BuiltinError } from './errors.js';
 import { goJSONValid } from '../value/go-json.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateSchema: true });
-addFormats(ajv);
+let ajvInstance: Ajv | undefined;
+
+function validator(): Ajv {
+  if (ajvInstance) return ajvInstance;
+  const require = createRequire(import.meta.url);
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
+  ajvInstance = new AjvClass({ allErrors: true, strict: false, logger: false, validateSchema: true });
+  addFormats(ajvInstance);
+  return ajvInstance;
+}
 
 const VALID_TYPES = ['array', 'boolean', 'integer', 'number', 'null', 'object', 'string'];
 const cache = new Map<string, ValidateFunction>();
@@ -74,7 +83,7 @@ function compile(schemaV: Value): ValidateFunction {
 function compileObject(schema: JSONValue, key: string): ValidateFunction {
   let fn: ValidateFunction;
   try {
-    fn = ajv.compile(typeof schema === 'object' && schema !== null ? (schema as object) : {});
+    fn = validator().compile(typeof schema === 'object' && schema !== null ? (schema as object) : {});
   } catch (e) {
     throw new BuiltinError(e instanceof Error ? e.message : String(e));
   }

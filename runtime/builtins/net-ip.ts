@@ -2,7 +2,11 @@
 // builtins inherit: strict parsing as net/netip does (no octal, no leading zeros,
 // zones rejected in CIDRs), 16-byte IPs with IPv4-mapped forms, IPNet.Contains,
 // and Go's textual forms (dotted IPv4, RFC 5952 IPv6). IPs are Uint8Arrays.
-import ipaddr from 'ipaddr.js';
+// ipaddr.js loads on first use.
+import { createRequire } from 'node:module';
+
+let ipaddrModule: typeof import('ipaddr.js') | undefined;
+const ipaddrLib = (): typeof import('ipaddr.js') => (ipaddrModule ??= createRequire(import.meta.url)('ipaddr.js') as typeof import('ipaddr.js'));
 
 export type IP = Uint8Array;
 export interface IPNet {
@@ -17,7 +21,7 @@ function parseIPv4Bytes(s: string): IP | undefined {
   const parts = s.split('.');
   if (parts.length !== 4) return undefined;
   for (const p of parts) if (!/^(0|[1-9][0-9]{0,2})$/.test(p) || Number(p) > 255) return undefined;
-  return Uint8Array.from(ipaddr.IPv4.parse(s).toByteArray());
+  return Uint8Array.from(ipaddrLib().IPv4.parse(s).toByteArray());
 }
 
 function parseIPv6Bytes(s: string): IP | undefined {
@@ -43,7 +47,7 @@ function parseIPv6Bytes(s: string): IP | undefined {
   }
   if (dbl === -1 ? groups !== 8 : groups > 7) return undefined;
   if (v4tail && dbl === -1 && groups !== 8) return undefined;
-  const bytes = Uint8Array.from(ipaddr.IPv6.parse(body).toByteArray());
+  const bytes = Uint8Array.from(ipaddrLib().IPv6.parse(body).toByteArray());
   if (v4tail) bytes.set(v4tail, 12);
   return bytes;
 }

@@ -2,8 +2,13 @@
 // bounded LRU cache, plus Go's regexp helpers the builtins need: FindAll*-style
 // match iteration, Split, ReplaceAllString with $-expansion, and QuoteMeta.
 // Indexes are UTF-16 offsets into JS strings, which slice on code point boundaries.
-import { RE2JS } from 're2js';
+// re2js loads on the first pattern compiled.
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { BuiltinError } from './errors.js';
+
+let re2js: typeof import('re2js').RE2JS | undefined;
+const RE2 = (): typeof import('re2js').RE2JS => (re2js ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS);
 
 const CACHE_MAX = 256;
 const cache = new Map<string, RE2JS | Error>();
@@ -16,7 +21,7 @@ export function compileRegex(pattern: string): RE2JS {
     cache.set(pattern, re);
   } else {
     try {
-      re = RE2JS.compile(pattern);
+      re = RE2().compile(pattern);
     } catch (e) {
       re = e instanceof Error ? e : new Error(String(e));
       if (!re.message.startsWith('error parsing regexp')) re = new Error(`error parsing regexp: ${re.message}`);

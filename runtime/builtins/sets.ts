@@ -53,11 +53,13 @@ function union(v: Value): Value {
 
 /** `x in coll`: set membership, or any array element / object value equal to x. */
 export function member(x: Value, coll: Value): boolean {
-  if (coll instanceof RSet) return coll.has(x);
   if (Array.isArray(coll)) {
+    // A string equals only the same string: no equal() per element.
+    if (typeof x === 'string') return coll.includes(x);
     for (const e of coll) if (equal(e, x)) return true;
     return false;
   }
+  if (coll instanceof RSet) return coll.has(x);
   if (coll instanceof RObject) {
     for (const [, e] of coll.unorderedEntries()) if (equal(e, x)) return true;
     return false;

@@ -7,7 +7,6 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCb } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import { Readable } from 'node:stream';
-import { extract as tarExtract } from 'tar-stream';
 import type { Bundle } from './types.js';
 import { BundleError, messageOf } from './errors.js';
 import { DEFAULT_MAX_FILES, DEFAULT_SIZE_LIMIT_BYTES, loadBundleFiles, type BundleFile, type ReadOptions } from './load.js';
@@ -38,6 +37,7 @@ async function untar(tar: Buffer, opts: ReadOptions): Promise<BundleFile[]> {
   const limit = opts.sizeLimitBytes ?? DEFAULT_SIZE_LIMIT_BYTES;
   const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
   const files: BundleFile[] = [];
+  const { extract: tarExtract } = await import('tar-stream'); // loaded on first use: CLI start-up
   const ex = tarExtract();
   Readable.from([tar]).pipe(ex);
   let entries = 0;

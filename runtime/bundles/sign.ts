@@ -3,7 +3,6 @@
 // (canonical JSON digests) — with SHA-256 digests, and sign the list as a
 // compact JWS: payload `{"files":[…]}` plus either the claims file's claims or
 // the deprecated `keyid` claim, protected header `{alg, kid}`. jose signs.
-import { CompactSign } from 'jose';
 import type { Bundle } from './types.js';
 import { BundleError, messageOf } from './errors.js';
 import { DEFAULT_HASH_ALGORITHM, hashBytes, hashValue } from './hash.js';
@@ -46,6 +45,7 @@ export async function signFiles(files: FileInfo[], opts: SigningOptions): Promis
   const sorted = Object.fromEntries(Object.keys(payload).sort().map((k) => [k, payload[k]]));
   const header: { alg: string; kid?: string } = { alg };
   if (opts.keyId) header.kid = opts.keyId;
+  const { CompactSign } = await import('jose'); // loaded on first use: CLI start-up
   try {
     return await new CompactSign(Buffer.from(JSON.stringify(sorted), 'utf8')).setProtectedHeader(header).sign(key);
   } catch (e) {

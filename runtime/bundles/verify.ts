@@ -4,7 +4,6 @@
 // JWS `kid` header, else the deprecated `keyid` claim; the scope must equal the
 // configured one. Then each file read is checked against the list, and files
 // listed but absent fail the read. Cryptography is jose's compactVerify.
-import { compactVerify, decodeProtectedHeader } from 'jose';
 import { BundleError, goList, messageOf } from './errors.js';
 import { hashBundleFile } from './hash.js';
 import { DEFAULT_SIGNATURE_ALGORITHM, verificationKey, type KeyConfig } from './keys.js';
@@ -95,6 +94,7 @@ export async function verifyBundleSignature(sc: SignaturesConfig, cfg: Verificat
   if (kc === undefined) throw new BundleError('signature', `verification key corresponding to ID ${keyId} not found`);
   const alg = kc.algorithm ?? DEFAULT_SIGNATURE_ALGORITHM;
   const key = verificationKey(kc.key ?? kc.private_key ?? '', alg);
+  const { compactVerify, decodeProtectedHeader } = await import('jose'); // loaded on first use: CLI start-up
   try {
     if (decodeProtectedHeader(token).alg !== alg) throw new Error(`algorithm mismatch (want ${alg})`);
     await compactVerify(token, key, { algorithms: [alg] });

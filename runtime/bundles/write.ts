@@ -6,7 +6,6 @@
 // the same bundle always yields the same bytes.
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
-import { pack as tarPack } from 'tar-stream';
 import type { Bundle } from './types.js';
 import { toJS, toJSONText } from '../value/index.js';
 import { manifestIsEmpty, manifestToJSON, stableJSON } from './manifest.js';
@@ -39,6 +38,7 @@ export function bundleEntries(bundle: Bundle): { path: string; bytes: Buffer }[]
 
 /** An uncompressed tar of the entries. */
 export async function tarEntries(entries: { path: string; bytes: Uint8Array }[]): Promise<Buffer> {
+  const { pack: tarPack } = await import('tar-stream'); // loaded on first use: CLI start-up
   const p = tarPack();
   const chunks: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {

@@ -31,7 +31,9 @@ export class Memo {
     return this.slots === undefined ? undefined : this.slots[id];
   }
   set(id: number, v: Value | typeof NO_VALUE): this {
-    (this.slots ??= [])[id] = v;
+    // Sized on first use, so setting a few small ids never grows the array.
+    const slots = (this.slots ??= new Array(id < 16 ? 16 : id + 16));
+    slots[id] = v;
     return this;
   }
   delete(id: number): boolean {
@@ -42,7 +44,7 @@ export class Memo {
 }
 
 export class EvalContext implements BuiltinContext {
-  memo: Memo = new Memo();
+  private memoTable: Memo | undefined;
   private nodeMemoMap: Memo | undefined;
   fnOverrides: Map<string, FunctionOverride> | undefined;
   dataOverrides: DataOverride[] | undefined;
@@ -87,6 +89,11 @@ export class EvalContext implements BuiltinContext {
 
   get extras(): Record<string, unknown> {
     return (this.extrasMap ??= {});
+  }
+
+  /** Memoized rule values (made on first use: a decision whose rules the JS back end inlined needs none). */
+  get memo(): Memo {
+    return (this.memoTable ??= new Memo());
   }
 
   /** Memoized virtual documents of tree nodes (made on first use). */

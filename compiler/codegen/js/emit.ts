@@ -7,7 +7,8 @@
 // by index into K (constants), so bodies of one shape have one source text;
 // expressions this emitter does not handle are closures in CL. A body with a
 // statement it does not handle (`with`) throws Unsupported: the caller then uses
-// the closure back end for that body.
+// the closure back end for that body. A rule body's leading loop over a small set
+// rule has the set's definitions inlined (see `scan`): no call per member.
 import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
 import type { Location } from '../../source/location.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
@@ -45,6 +46,10 @@ export interface EmitOptions {
   /** Whether a leading scan over a set rule may run the rule as a generator. */
   generators: boolean;
   isSetGroup(id: number): boolean;
+  /** A set rule's definitions when they may be inlined into a consumer's loop (program.ts). */
+  inlineSet?(id: number): readonly { body: Block; value: Expr }[] | undefined;
+  /** A complete rule's definitions when a test of it may run them in place (program.ts). */
+  inlineTest?(id: number): readonly { body: Block }[] | undefined;
 }
 
 /** Iterations nested in one generated function beyond which a body uses closures. */
@@ -73,7 +78,10 @@ export class Emitter {
   private names = new Names();
   /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
   private locals = false;
-  private usedSlots = new Set<number>();
+  private usedSlots = new Set<string>();
+  /** Prefix of local slot names: inlined set definitions have their own slots. */
+  private slotPrefix = '';
+  private inlined = 0;
   /** Loops enclosing the statement being emitted. */
   private loops = 0;
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
@@ -117,6 +125,8 @@ export class Emitter {
     this.names = new Names();
     this.loops = 0;
     this.usedSlots = new Set();
+    this.slotPrefix = '';
+    this.inlined = 0;
     const top = this.names.next('L');
     const success = (fail: Name): Code => {
       if (value === 'exists') return _`return true;`;
@@ -126,15 +136,16 @@ export class Emitter {
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
     const body = this.block(block, 0, top, success, true);
-    const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort((a, b) => a - b).map((n) => this.slot(n)), new Code(', '))};` : new Code('');
+    const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort().map((n) => new Name(n)), new Code(', '))};` : new Code('');
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
   /** Where a slot lives: a local variable or the frame array. */
   private slot(n: number): Code {
     if (!this.locals) return _`f[${n}]`;
-    this.usedSlots.add(n);
-    return new Name(`s${n}`);
+    const name = `s${this.slotPrefix}${n}`;
+    this.usedSlots.add(name);
+    return new Name(name);
   }
 
   private k(v: unknown): Code {
@@ -198,6 +209,8 @@ export class Emitter {
         return join([...pre, _`${this.slot(s.slot)} = ${v};`, rest(fail)]);
       }
       case 'test': {
+        const inline = this.inlineTest(s, fail);
+        if (inline) return join([inline, rest(fail)]);
         const v = this.expr(s.expr, fail, pre);
         return join([...pre, _`if (${v} === false) break ${fail};`, rest(fail)]);
       }
@@ -249,15 +262,9 @@ export class Emitter {
   private scan(s: Stmt & { k: 'scan' }, fail: Name, rest: (fail: Name) => Code, firstIteration: boolean, pre: Code[]): Code {
     const inner = this.names.next('L');
     if (firstIteration && this.opts.generators && s.source.k === 'rule' && this.opts.isSetGroup(s.source.group)) {
-      // Run the set rule's definitions directly (its members cannot be observed in order).
-      const v = this.names.next('v');
-      return join([
-        _`if (ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
-        this.pattern(s.key, v, inner),
-        this.pattern(s.value, v, inner),
-        rest(inner),
-        _`} return false; })) return true;`,
-      ]);
+      const inline = this.inlineSet(s, rest);
+      if (inline) return inline;
+      return this.generatorScan(s, rest);
     }
     const src = this.expr(s.source, fail, pre);
     if (s.key.k === 'value') {
@@ -275,6 +282,98 @@ export class Emitter {
       this.pattern(s.value, _`${values}[${i}]`, inner),
       rest(inner),
       _`} }`,
+    ]);
+  }
+
+  /** Run the set rule's definitions directly (its members cannot be observed in order). */
+  private generatorScan(s: Stmt & { k: 'scan' }, rest: (fail: Name) => Code): Code {
+    if (s.source.k !== 'rule') throw new Error('generatorScan: not a rule');
+    const inner = this.names.next('L');
+    const v = this.names.next('v');
+    return join([
+      _`if (ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
+      this.pattern(s.key, v, inner),
+      this.pattern(s.value, v, inner),
+      rest(inner),
+      _`} return false; })) return true;`,
+    ]);
+  }
+
+  /**
+   * A leading loop over a set rule with its definitions' bodies inlined: each
+   * solution's member goes straight into the rest of this body, in the same
+   * function, as the generator below does through a callback. Only with local slots
+   * (the set's slots get their own names), when no `with data` replacement is active
+   * (checked at run time: the generator then runs), and not inside another inlined
+   * body; a definition the emitter cannot inline leaves the generator in place.
+   */
+  private inlineSet(s: Stmt & { k: 'scan' }, rest: (fail: Name) => Code): Code | undefined {
+    if (!this.locals || this.slotPrefix !== '' || s.source.k !== 'rule') return undefined;
+    const defs = this.opts.inlineSet?.(s.source.group);
+    if (!defs) return undefined;
+    const outer = this.slotPrefix;
+    const parts: Code[] = [];
+    try {
+      for (const d of defs) {
+        const label = this.names.next('L');
+        this.slotPrefix = `${this.inlined++}_`;
+        const inner = this.slotPrefix;
+        const member = (fail: Name): Code => {
+          const pre: Code[] = [];
+          const v = this.expr(d.value, fail, pre);
+          const m = this.names.next('m');
+          this.slotPrefix = outer;
+          try {
+            return join([...pre, _`const ${m} = ${v};`, this.pattern(s.key, m, fail), this.pattern(s.value, m, fail), rest(fail)]);
+          } finally {
+            this.slotPrefix = inner;
+          }
+        };
+        parts.push(join([_`${label}: {`, this.block(d.body, 0, label, member, false), _`}`]));
+      }
+    } catch (e) {
+      if (e instanceof Unsupported) return undefined;
+      throw e;
+    } finally {
+      this.slotPrefix = outer;
+    }
+    const generator = this.generatorScan(s, rest);
+    return join([_`if (c.dataOverrides === undefined) {`, ...parts, _`} else {`, generator, _`}`]);
+  }
+
+  /**
+   * A test of a complete rule whose definitions all give one constant that passes
+   * the test (`allow if user_is_admin`): the definitions' bodies run in place until
+   * one succeeds, instead of evaluating and memoizing the rule. Outside loops only
+   * (a memo pays for itself there), with local slots, and when no `with data`
+   * replacement is active (checked at run time: evalGroup runs then).
+   */
+  private inlineTest(s: Stmt & { k: 'test' }, fail: Name): Code | undefined {
+    if (!this.locals || this.loops > 0 || this.slotPrefix !== '' || s.expr.k !== 'rule') return undefined;
+    const defs = this.opts.inlineTest?.(s.expr.group);
+    if (!defs) return undefined;
+    const found = this.names.next('n');
+    const done = this.names.next('L');
+    const parts: Code[] = [];
+    try {
+      for (const d of defs) {
+        const label = this.names.next('L');
+        this.slotPrefix = `${this.inlined++}_`;
+        parts.push(join([_`${label}: {`, this.block(d.body, 0, label, () => _`${found} = true; break ${done};`, false), _`}`]));
+      }
+    } catch (e) {
+      if (e instanceof Unsupported) return undefined;
+      throw e;
+    } finally {
+      this.slotPrefix = '';
+    }
+    const t = this.names.next('t');
+    return join([
+      _`let ${found} = false;`,
+      _`if (c.dataOverrides === undefined) { ${done}: {`,
+      ...parts,
+      _`} } else { const ${t} = ops.evalGroup(${this.k(s.expr.group)}, c); ${found} = ${t} !== undefined && ${t} !== false; }`,
+      _`if (!${found}) break ${fail};`,
     ]);
   }
 

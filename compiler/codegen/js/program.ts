@@ -72,8 +72,8 @@ export class Program implements ProgramOps {
         c.fnOverrides !== undefined && c.fnOverrides.has(name) ? this.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
       print: (args: (Value | undefined)[], c: EvalContext) => c.builtins.print(args.map((a) => rt.templateText(a)).join(' ')),
     };
-    this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
     this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
+    this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
     this.indexes = ir.groups.map((g) => this.compileIndex(g));
   }
 
@@ -121,7 +121,7 @@ export class Program implements ProgramOps {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
-    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id) });
+    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinableSet(id), inlineTest: (id) => this.inlinableTest(id) });
     try {
       source = emitter.functionSource(block, value, { frameInputs });
     } catch (e) {
@@ -194,6 +194,32 @@ export class Program implements ProgramOps {
     };
   }
 
+  /**
+   * A set rule's definitions for emit.ts to inline into a consumer's leading loop:
+   * at most two (the consumer's rest is emitted once per definition, plus once for
+   * the generator fallback), unindexed, no else, no ref-head keys, no parameters.
+   */
+  private inlinableSet(id: number): RuleDef[] | undefined {
+    const g = this.ir.groups[id]!;
+    if (g.kind !== 'set' || g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
+    for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
+    return g.defs;
+  }
+
+  /**
+   * A complete rule's definitions for emit.ts to run in place of a test of the rule:
+   * every definition gives the same constant, which passes a test (not false), and
+   * there is no default that would (at most two definitions, unindexed, no else).
+   */
+  private inlinableTest(id: number): RuleDef[] | undefined {
+    const g = this.ir.groups[id]!;
+    const v = this.constantGroups[id];
+    if (g.kind !== 'complete' || v === undefined || v === false || (g.default !== undefined && g.default !== false)) return undefined;
+    if (g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
+    for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
+    return g.defs;
+  }
+
   isSetGroup(id: number): boolean {
     return this.ir.groups[id]!.kind === 'set';
   }
@@ -206,14 +232,28 @@ export class Program implements ProgramOps {
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      for (const d of this.candidates(this.ir.groups[id]!, c)) {
-        const stopped = d.runValue(d.frame(), c, fn);
-        if (stopped) return true;
+      const defs = this.candidates(this.ir.groups[id]!, c);
+      for (let i = 0; i < defs.length; i++) {
+        const d = defs[i]!;
+        if (d.runValue(d.frame(), c, fn)) return true;
       }
       return false;
     } finally {
       this.depth--;
     }
+  }
+
+  /**
+   * A rule group's value as a decision's top level (prepareDecision): the group is
+   * evaluated once per context, so it skips evalGroup's memo and, for a complete
+   * rule like `allow if …` with a default, goes straight to its definitions. Other
+   * rules referring to it still memoize through evalGroup.
+   */
+  decide(id: number, c: EvalContext): Value | undefined {
+    const g = this.ir.groups[id]!;
+    if (g.kind !== 'complete' || this.constantGroups[id] === undefined || c.dataOverrides !== undefined) return this.evalGroup(id, c);
+    // No memo slot and no in-progress mark: check-recursion rejects recursive rules.
+    return this.firstConstant(g, this.candidates(g, c), c);
   }
 
   evalGroup(id: number, c: EvalContext): Value | undefined {
@@ -275,7 +315,10 @@ export class Program implements ProgramOps {
    * solution decides.
    */
   private firstConstant(g: RuleGroup, defs: CompiledDef[], c: EvalContext): Value | undefined {
-    for (const d of defs) if (d.exists(d.frame(), c)) return this.constantGroups[g.id];
+    for (let i = 0; i < defs.length; i++) {
+      const d = defs[i]!;
+      if (d.exists(d.frame(), c)) return this.constantGroups[g.id];
+    }
     return g.default;
   }
 

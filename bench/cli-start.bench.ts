@@ -1,0 +1,94 @@
+// CLI start-up benchmark (workload 6): whole `regent` processes — `regent version`,
+// `regent eval 'true'` and `regent eval -d examples/rbac …` — against `node -e 0`,
+// measured in the same run. Each round starts every command once, in turn, so load
+// on the machine hits all of them alike; the report is each command's median wall
+// time and the median of its per-round ratios to `node -e 0` (target ≤ 3×).
+// bin/regent.js runs dist/ when it is current and the sources through tsx otherwise;
+// the benchmark says which one it measured (`npm run build` first for dist/).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const regent = join(root, 'bin', 'regent.js');
+
+export interface CliCommandResult {
+  name: string;
+  /** Median wall time of the whole process, ms. */
+  ms: number;
+  /** Median of the per-round ratios to `node -e 0`. */
+  ratio: number;
+}
+
+export interface CliStartResult {
+  /** `dist` when bin/regent.js ran the compiled build, `tsx` when it ran the sources. */
+  mode: 'dist' | 'tsx';
+  nodeMs: number;
+  commands: CliCommandResult[];
+  rounds: number;
+}
+
+const COMMANDS: { name: string; argv: string[] }[] = [
+  { name: 'regent version', argv: [regent, 'version'] },
+  { name: "regent eval 'true'", argv: [regent, 'eval', 'true'] },
+  { name: 'regent eval -d examples/rbac', argv: [regent, 'eval', '-d', join(root, 'examples', 'rbac'), '-i', join(root, 'examples', 'rbac.input.json'), 'data.rbac.allow'] },
+];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** Wall time of one process, ms; throws if it fails. */
+function timeProcess(argv: string[]): number {
+  const t = process.hrtime.bigint();
+  const p = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (p.status !== 0) throw new Error(`${argv.join(' ')} exited ${p.status}: ${p.stderr}`);
+  return ms;
+}
+
+function newestSource(dir: string, newest = 0): number {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = newestSource(p, newest);
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether bin/regent.js will run dist/ (the same rule, computed here once). */
+function distIsCurrent(): boolean {
+  const built = join(root, 'dist', 'cli', 'main.js');
+  if (!existsSync(built)) return false;
+  const at = statSync(built).mtimeMs;
+  return ['cli', 'compiler', 'runtime', 'server'].every((d) => newestSource(join(root, d)) <= at);
+}
+
+export function runCliStartBench(opts: { rounds?: number } = {}): CliStartResult {
+  const rounds = opts.rounds ?? Number(process.env.REGENT_BENCH_CLI_ROUNDS ?? 15);
+  for (const c of COMMANDS) timeProcess(c.argv); // warm the file cache; checks each command works
+  const node: number[] = [];
+  const per = COMMANDS.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    node.push(timeProcess(['-e', '0']));
+    COMMANDS.forEach((c, k) => per[k]!.push(timeProcess(c.argv)));
+  }
+  return {
+    mode: distIsCurrent() ? 'dist' : 'tsx',
+    nodeMs: median(node),
+    rounds,
+    commands: COMMANDS.map((c, k) => ({ name: c.name, ms: median(per[k]!), ratio: median(per[k]!.map((x, r) => x / node[r]!)) })),
+  };
+}
+
+export function formatCliStart(r: CliStartResult): string {
+  const lines = [`CLI start (${r.rounds} rounds, bin/regent.js running ${r.mode}; node -e 0: ${r.nodeMs.toFixed(0)} ms)`];
+  for (const c of r.commands) lines.push(`  ${c.name.padEnd(30)} ${c.ms.toFixed(0).padStart(5)} ms  ${c.ratio.toFixed(2)}x node -e 0 (target ≤ 3x)`);
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(formatCliStart(runCliStartBench()));
+}
