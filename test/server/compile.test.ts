@@ -118,7 +118,7 @@ describe('POST /v1/compile', () => {
     expect(parse.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while parsing query', errors: [{ code: 'rego_parse_error' }] });
     const unsafe = await post({ query: 'x > y' });
     expect(unsafe.status).toBe(400);
-    expect(unsafe.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while compiling module(s)', errors: [{ code: 'rego_unsafe_var_error' }] });
+    expect(unsafe.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while compiling module(s)', errors: [{ code: 'rego_unsafe_var_error', message: 'var x is unsafe' }, { code: 'rego_unsafe_var_error', message: 'var y is unsafe' }] }); // every unsafe var, as OPA
     const decode = await call(server, 'POST', '/v1/compile', '{"query": 1}', { 'content-type': 'application/json' });
     expect(decode.status).toBe(400);
     expect((decode.json() as { message: string }).message).toMatch(/^error\(s\) occurred while decoding request: json: cannot unmarshal number into Go struct field CompileRequestV1.query of type string/);
