@@ -10,6 +10,8 @@
 //   	                   want (one of): ["kind" "version"]
 // and a key into a scalar (`input.user.name.first` where name is a string) is
 // `have: "first"` / `want (type): string`-style (OPA's RefErrInvalidDetail lines).
+// Unifying (`=`) a ref of a scalar schema type with a literal of another scalar type
+// is OPA's `rego_type_error: match error` with `left  : string` / `right : number`.
 // The JSON form carries `details: {ref, pos, want, oneOf}` (terms as OPA JSON).
 // Schemas: a file is the input schema; `$ref` to `#/definitions/…` or `#/$defs/…`
 // is followed; `anyOf`/`oneOf`/`allOf` merge their properties. A directory (used by
@@ -81,6 +83,32 @@ function termJSON(t: Term): unknown {
   }
 }
 
+/** OPA's UnificationErrDetail: the two types that do not unify. */
+export class UnificationErrDetail {
+  readonly a: { type: string };
+  readonly b: { type: string };
+  constructor(left: string, right: string) {
+    this.a = { type: left };
+    this.b = { type: right };
+  }
+  detailLines(): string[] {
+    return [`left  : ${this.a.type}`, `right : ${this.b.type}`];
+  }
+}
+
+/** The scalar type of a literal term, or undefined. */
+function literalType(t: Term): string | undefined {
+  switch (t.kind) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'null':
+      return t.kind;
+    default:
+      return undefined;
+  }
+}
+
 /** Follow a local `$ref`, and merge `allOf`/`anyOf`/`oneOf` alternatives. */
 function resolve(root: Schema, s: Schema | undefined, depth = 0): Schema | undefined {
   if (!s || typeof s !== 'object' || depth > 32) return undefined;
@@ -104,6 +132,18 @@ function resolve(root: Schema, s: Schema | undefined, depth = 0): Schema | undef
 }
 
 const SCALARS: Record<string, string> = { string: 'string', number: 'number', integer: 'number', boolean: 'boolean', null: 'null' };
+
+/** The scalar type the schema gives a whole `input` ref, when it gives one. */
+function leafType(root: Schema, t: RefTerm): string | undefined {
+  let s = resolve(root, root);
+  for (const key of t.path) {
+    if (!s) return undefined;
+    if (s.type === 'array' || (!s.type && s.items)) s = resolve(root, Array.isArray(s.items) ? undefined : (s.items as Schema));
+    else if (key.kind === 'string' && s.properties && key.value in (s.properties as Schema)) s = resolve(root, (s.properties as Schema)[key.value] as Schema);
+    else return undefined;
+  }
+  return s && typeof s.type === 'string' ? SCALARS[s.type] : undefined;
+}
 
 /** Check one `input` ref; returns its error or undefined. */
 function checkRef(root: Schema, t: RefTerm): RegoError | undefined {
@@ -139,6 +179,12 @@ export function checkInputSchema(schema: Schema, modules: Module[], query?: Body
       if (t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'input') {
         const err = checkRef(schema, t);
         if (err) errors.push(err);
+      }
+      if (t.kind === 'call' && t.op.kind === 'var' && t.op.name === 'eq' && t.args.length === 2) {
+        const [l, r] = t.args as [Term, Term];
+        const lt = l.kind === 'ref' && l.head.kind === 'var' && l.head.name === 'input' ? leafType(schema, l) : literalType(l);
+        const rt = r.kind === 'ref' && r.head.kind === 'var' && r.head.name === 'input' ? leafType(schema, r) : literalType(r);
+        if (lt && rt && lt !== rt && (l.kind === 'ref' || r.kind === 'ref')) errors.push(new RegoError('rego_type_error', 'match error', t.loc, new UnificationErrDetail(lt, rt)));
       }
     });
   for (const m of modules) visit(m);

@@ -27,6 +27,7 @@ beforeAll(() => {
     'pod/pod.rego': ['package kubernetes.admission', '', 'deny contains msg if {', '\tinput.request.kind.kinds == "Pod"', '\tmsg := "no"', '}', ''].join('\n'),
     'ok/ok.rego': ['package ok', '', 'allow if {', '\tinput.request.kind.kind == "Pod"', '\tinput.tags[_].k == "a"', '\tinput.open.anything.goes', '}', ''].join('\n'),
     'scalar/s.rego': ['package s', '', 'p if input.user.name.first == "x"', ''].join('\n'),
+    'match/m.rego': ['package m', '', 'p if {', '\tinput.user.name = 1', '\tinput.request.kind.version = "v1"', '}', ''].join('\n'),
     'parse/bad.rego': ['package bad', '', 'p if {', '\tx := [1,', '}', ''].join('\n'),
     'unsafe/u.rego': ['package u', '', 'p if {', '\tx = y', '\tz > 1', '}', ''].join('\n'),
   }));
@@ -72,6 +73,17 @@ describe('eval/check -s/--schema', () => {
     expect(checkCommand(['--schema', join(dir, 'schema.json'), join(dir, 'pod')], c.io)).toBe(1);
     expect(c.err).toMatch(/^1 error occurred: .*pod\.rego:4: rego_type_error: undefined ref: input\.request\.kind\.kinds\n\t/);
     expect(checkCommand(['-s', join(dir, 'schema.json'), join(dir, 'ok')], capture().io)).toBe(0);
+  });
+});
+
+describe('schema match errors', () => {
+  it('unifying a string-typed ref with a number is a match error', () => {
+    const c = capture();
+    expect(checkCommand(['-s', join(dir, 'schema.json'), join(dir, 'match')], c.io)).toBe(1);
+    expect(c.err).toBe(`1 error occurred: ${join(dir, 'match', 'm.rego')}:4: rego_type_error: match error\n\tleft  : string\n\tright : number\n`);
+    const j = capture();
+    checkCommand(['-s', join(dir, 'schema.json'), '-f', 'json', join(dir, 'match')], j.io);
+    expect(JSON.parse(j.err).errors[0].details).toEqual({ a: { type: 'string' }, b: { type: 'number' } });
   });
 });
 
