@@ -197,22 +197,35 @@ export class FnGen {
       m.local.set(newIn, this.get(oldIn)),
       m.local.set(newData, this.get(oldData)),
     ];
+    const mockOld: X[] = [];
+    const mockNew: X[] = [];
     for (const mod of mods) {
-      if (mod.k === 'function') throw new WasmUnsupportedError(`with ${mod.name} (function replacement)`);
+      if (mod.k === 'function') {
+        const e = this.L.mocks.get(mod.name)!;
+        const target = mod.value as { k: string; name?: string };
+        const [oldKind, oldVal, newVal] = [this.temp(), this.temp(), this.temp()];
+        let kind = 1;
+        if (target.k === 'fnref') kind = 2 + e.targets.findIndex((t) => t.name === target.name);
+        else out.push(m.local.set(newVal, this.expr(mod.value as Expr, fail)));
+        out.push(m.local.set(oldKind, m.global.get(e.kind, I32)), m.local.set(oldVal, m.global.get(e.val, I32)));
+        mockOld.push(m.global.set(e.kind, this.get(oldKind)), m.global.set(e.val, this.get(oldVal)));
+        mockNew.push(m.global.set(e.kind, m.i32.const(kind)), m.global.set(e.val, this.get(newVal)));
+        continue;
+      }
       const v = this.expr(mod.value, fail);
       const target = mod.k === 'input' ? newIn : newData;
       if (mod.k === 'data') this.L.checkDataOverride(mod.path);
       if (mod.path.length === 0) out.push(m.local.set(target, v));
       else out.push(m.local.set(target, this.rt('rt_set_path', [this.get(target), m.global.get(this.L.constant(mod.path), I32), v])));
     }
-    const enter = this.rt('rt_with_set', [this.get(newIn), this.get(newData), this.get(newGen)], binaryen.none);
-    const leave = () => this.rt('rt_with_set', [this.get(oldIn), this.get(oldData), this.get(oldGen)], binaryen.none);
-    out.push(m.local.set(newGen, this.rt('rt_gen_new', [])), enter);
+    const enter = () => [this.rt('rt_with_set', [this.get(newIn), this.get(newData), this.get(newGen)], binaryen.none), ...mockNew.map((x) => m.copyExpression(x))];
+    const leave = () => [this.rt('rt_with_set', [this.get(oldIn), this.get(oldData), this.get(oldGen)], binaryen.none), ...mockOld.map((x) => m.copyExpression(x))];
+    out.push(m.local.set(newGen, this.rt('rt_gen_new', [])), ...enter());
     out.push(this.body(body, () => {
       const restFail = this.label('wr');
-      return [m.block(restFail, [leave(), ...rest(restFail)]), this.rt('rt_with_set', [this.get(newIn), this.get(newData), this.get(newGen)], binaryen.none)];
+      return [m.block(restFail, [...leave(), ...rest(restFail)]), ...enter()];
     }));
-    out.push(leave());
+    out.push(...leave());
     return out;
   }
 
@@ -289,10 +302,43 @@ export class FnGen {
 
   // ------------------------------------------------------------ expressions
 
+  /** A call of a function some `with` replaces: dispatch on the replacement in force. */
+  private mocked(name: string, args: Expr[], fail: string, normal: (args: Expr[]) => X): X {
+    const m = this.m;
+    const e = this.L.mocks.get(name)!;
+    const temps = args.map(() => this.temp());
+    const targs = temps.map((t) => ({ k: 'tmp', local: t }) as unknown as Expr);
+    let x = normal(targs);
+    e.targets.forEach((t, j) => {
+      let call: X;
+      if (t.group !== undefined) {
+        const g = this.L.ir.groups[t.group]!;
+        if (g.arity !== args.length) throw new WasmUnsupportedError(`with ${name} as ${t.name}: arity`);
+        // inside the replacement the original is in force again (OPA: a mock may call what it replaces),
+        // under a fresh memo generation so rule values computed there stay there
+        const [k0, g0, r] = [this.temp(), this.temp(), this.temp()];
+        call = m.block(null, [
+          m.local.set(k0, m.global.get(e.kind, I32)),
+          m.local.set(g0, this.rt('rt_gen', [])),
+          m.global.set(e.kind, m.i32.const(0)),
+          this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.rt('rt_gen_new', [])], binaryen.none),
+          m.local.set(r, m.call(this.L.groupFn(t.group), targs.map((a) => this.expr(a, fail)), I32)),
+          m.global.set(e.kind, this.get(k0)),
+          this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.get(g0)], binaryen.none),
+          this.checked(this.get(r), fail),
+        ], I32);
+      } else call = this.call(t.name, targs, fail, true);
+      x = m.if(m.i32.eq(m.global.get(e.kind, I32), m.i32.const(2 + j)), call, x);
+    });
+    x = m.if(m.i32.eq(m.global.get(e.kind, I32), m.i32.const(1)), m.global.get(e.val, I32), x);
+    return m.block(null, [...args.map((a, i) => m.local.set(temps[i]!, this.expr(a, fail))), x], I32);
+  }
+
   /** A non-zero value pointer, or a branch to `fail`. */
   expr(e: Expr, fail: string): X {
     const m = this.m;
     const L = this.L;
+    if ((e as { k: string }).k === 'tmp') return this.get((e as unknown as { local: number }).local);
     switch (e.k) {
       case 'const':
         return m.global.get(L.constant(e.value), I32);
@@ -318,7 +364,9 @@ export class FnGen {
       case 'callfn': {
         const g = L.ir.groups[e.group]!;
         if (g.arity !== e.args.length) throw new WasmUnsupportedError(`call of ${g.path.join('.')} with ${e.args.length} arguments`);
-        return this.checked(m.call(L.groupFn(e.group), e.args.map((a) => this.expr(a, fail)), I32), fail);
+        const direct = (args: Expr[]) => this.checked(m.call(L.groupFn(e.group), args.map((a) => this.expr(a, fail)), I32), fail);
+        const name = 'data.' + g.path.join('.');
+        return L.mocks.has(name) ? this.mocked(name, e.args, fail, direct) : direct(e.args);
       }
       case 'array':
       case 'set': {
@@ -375,7 +423,8 @@ export class FnGen {
   }
 
   /** Builtins: natively in the runtime where OPA's Wasm has them, else through opa_builtinN. */
-  private call(name: string, args: Expr[], fail: string): X {
+  private call(name: string, args: Expr[], fail: string, unmocked = false): X {
+    if (!unmocked && this.L.mocks.has(name)) return this.mocked(name, args, fail, (targs) => this.call(name, targs, fail, true));
     const a = () => args.map((x) => this.expr(x, fail));
     const m = this.m;
     if (name in CMP && args.length === 2) return this.rt('rt_cmp', [m.i32.const(CMP[name]!), ...a()]);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import binaryen from 'binaryen';
-import type { PolicyIR } from '../../ir/ir.js';
+import type { PolicyIR, WithMod } from '../../ir/ir.js';
 import type { Value } from '../../../runtime/value/value.js';
 import { RObject, RSet, keyOf } from '../../../runtime/value/collections.js';
 import { BigNum, formatNumber } from '../../../runtime/value/number.js';
@@ -20,6 +20,36 @@ const I32 = binaryen.i32;
 type X = binaryen.ExpressionRef;
 
 let runtimeBytes: Uint8Array | undefined;
+
+/** A function a `with` can put in place of another: a builtin, or a user function (group). */
+export interface MockTarget {
+  name: string;
+  group?: number;
+}
+
+/** Every `with f as …` function replacement in the IR (statements nest in blocks and comprehensions). */
+function collectMocks(ir: PolicyIR, add: (name: string, target?: MockTarget) => void): void {
+  const seen = new Set<object>();
+  const walk = (x: unknown): void => {
+    if (x === null || typeof x !== 'object' || seen.has(x)) return;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      for (const y of x) walk(y);
+      return;
+    }
+    const o = x as Record<string, unknown>;
+    if (o.k === 'with') {
+      for (const mod of o.mods as WithMod[]) {
+        if (mod.k !== 'function') continue;
+        const v = mod.value as { k: string; name?: string; group?: number };
+        add(mod.name, v.k === 'fnref' ? { name: v.name!, ...(v.group !== undefined ? { group: v.group } : {}) } : undefined);
+      }
+    }
+    for (const [k, y] of Object.entries(o)) if (k !== 'src' && k !== 'loc' && k !== 'value') walk(y);
+    if (o.k !== 'const' && o.value !== undefined) walk(o.value);
+  };
+  for (const g of ir.groups) walk(g.defs);
+}
 
 /** The runtime export of a native builtin: `object.get` → `rtb_object_get`. */
 export function nativeName(builtin: string): string {
@@ -51,8 +81,24 @@ export class Linker {
   private readonly pending: (() => void)[] = [];
   private readonly fns = new Map<string, string>();
 
+  /** Functions replaced by `with f as …` somewhere in the policy: globals and possible replacements. */
+  readonly mocks = new Map<string, { kind: string; val: string; targets: MockTarget[] }>();
+
   constructor(readonly ir: PolicyIR) {
+    collectMocks(ir, (name, target) => {
+      let e = this.mocks.get(name);
+      if (!e) {
+        const i = this.mocks.size;
+        e = { kind: `mock_kind${i}`, val: `mock_val${i}`, targets: [] };
+        this.mocks.set(name, e);
+      }
+      if (target && !e.targets.some((t) => t.name === target.name)) e.targets.push(target);
+    });
     this.m = binaryen.readBinary(runtimeWasm());
+    for (const e of this.mocks.values()) {
+      this.m.addGlobal(e.kind, I32, true, this.m.i32.const(0));
+      this.m.addGlobal(e.val, I32, true, this.m.i32.const(0));
+    }
     this.m.setFeatures(binaryen.Features.MVP | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt | binaryen.Features.SignExt | binaryen.Features.MutableGlobals | binaryen.Features.NontrappingFPToInt);
     for (let i = 0; i < this.m.getNumExports(); i++) {
       const info = binaryen.getExportInfo(this.m.getExportByIndex(i));
@@ -205,7 +251,9 @@ export class Linker {
     const biConst = this.constant(biObj);
     // eval_entry(ep): dispatch on the entrypoint number
     const dispatch: X[] = entries.map((name, i) => m.if(m.i32.eq(m.local.get(0, I32), m.i32.const(i)), m.return(m.call(name, [], I32))));
-    this.provide('eval_entry', binaryen.createType([I32]), I32, [], m.block(null, [...dispatch, m.i32.const(0)], I32));
+    // an evaluation starts with no function replaced (an aborted one may have left one in force)
+    const resetMocks = [...this.mocks.values()].map((e) => m.global.set(e.kind, m.i32.const(0)));
+    this.provide('eval_entry', binaryen.createType([I32]), I32, [], m.block(null, [...resetMocks, ...dispatch, m.i32.const(0)], I32));
     this.provide('builtins', binaryen.none, I32, [], m.global.get(biConst, I32));
     this.provide('entrypoints', binaryen.none, I32, [], m.global.get(epConst, I32));
     const init = new FnGen(this, 0, 0);
