@@ -103,7 +103,7 @@ describe('Regent-built policy.wasm in the official SDK', () => {
   });
 
   it('a construct outside the supported slice is a typed compile error', async () => {
-    const text = 'package t\n\nr := [p | walk(input, [p, _])]\n';
+    const text = 'package t\n\nr[x][y] := 1 if { some x in input.xs; some y in input.ys }\n';
     await expect(compileWasm([{ file: 't.rego', text }], ['t/r'])).rejects.toBeInstanceOf(WasmUnsupportedError);
   });
 

@@ -177,6 +177,15 @@ export class FnGen {
       }
       case 'with':
         return this.with(s.mods, s.body, fail, rest);
+      case 'relation': {
+        if (s.name !== 'walk' || s.args.length !== 1 || this.L.mocks.has('walk')) throw new WasmUnsupportedError(`relation ${s.name}`);
+        const pairs = this.temp();
+        const src = { k: 'tmp', local: pairs } as unknown as Expr;
+        return [
+          m.local.set(pairs, this.checked(this.rt('rtb_walk', [this.expr(s.args[0]!, fail)]), fail)),
+          ...this.scan(src, fail, (_k, v, f) => [...this.pattern(s.out, v, f), ...rest(f)]),
+        ];
+      }
       default:
         throw new WasmUnsupportedError(`statement ${s.k}`);
     }

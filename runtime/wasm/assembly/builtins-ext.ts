@@ -145,3 +145,29 @@ export function rtb_object_filter(o: usize, ks: usize): usize {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- walk
+
+function walkInto(out: usize, path: usize, v: usize, depth: i32): void {
+  if (depth > 10000) { fail('not supported on wasm: walk deeper than 10000'); return; }
+  const pair = mkArr(2);
+  arrPush(pair, path);
+  arrPush(pair, v);
+  arrPush(out, pair);
+  const t = tag(v);
+  if (t != T_ARR && t != T_OBJ && t != T_SET) return;
+  for (let i = 0; i < len(v); i++) {
+    const p = mkArr(len(path) + 1);
+    for (let j = 0; j < len(path); j++) arrPush(p, item(path, j));
+    const k = t == T_ARR ? mkNum(<f64>i) : t == T_OBJ ? objKey(v, i) : item(v, i);
+    arrPush(p, k);
+    walkInto(out, p, t == T_OBJ ? objVal(v, i) : item(v, i), depth + 1);
+  }
+}
+
+/** walk(x) as a relation: every [path, value] pair, pre-order, members in Rego order. */
+export function rtb_walk(x: usize): usize {
+  const out = mkArr(8);
+  walkInto(out, mkArr(0), x, 0);
+  return out;
+}
