@@ -7,14 +7,15 @@
 // by index into K (constants), so bodies of one shape have one source text;
 // expressions this emitter does not handle are closures in CL. A body with a
 // statement it does not handle (`with`) throws Unsupported: the caller then uses
-// the closure back end for that body. A rule body's leading loop over a small set
-// rule has the set's definitions inlined (see `scan`): no call per member.
+// the closure back end for that body. Some rules run in place in their consumer
+// (a leading loop over a small set rule, a test of a constant rule): emit-inline.ts.
 import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
 import type { Location } from '../../source/location.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { ClosureCompiler } from './closures.js';
 import type { E } from './types.js';
 import { _, Code, join, Name, Names } from './code.js';
+import { inlineSet, inlineTest } from './emit-inline.js';
 
 export class Unsupported extends Error {}
 
@@ -59,7 +60,7 @@ export const MAX_NESTED_LOOPS = 100;
 const EMPTY = new Code('');
 
 /** The per-iteration step count and deadline check. */
-const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
+export const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
 
 // A string equals only an identical string, so string comparisons skip the call.
 const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
@@ -75,15 +76,20 @@ const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
 const PRELUDE = new Code('const equal = rt.equal, compare = rt.compare, dot = rt.dot, dig = rt.dig, RSet = rt.RSet;');
 
 export class Emitter {
-  private names = new Names();
+  /** @internal (emit-inline.ts) */
+  names = new Names();
   /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
-  private locals = false;
+  /** @internal (emit-inline.ts) */
+  locals = false;
   private usedSlots = new Set<string>();
   /** Prefix of local slot names: inlined set definitions have their own slots. */
-  private slotPrefix = '';
-  private inlined = 0;
+  /** @internal (emit-inline.ts) */
+  slotPrefix = '';
+  /** @internal (emit-inline.ts) */
+  inlined = 0;
   /** Loops enclosing the statement being emitted. */
-  private loops = 0;
+  /** @internal (emit-inline.ts) */
+  loops = 0;
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
   usedLocals = false;
 
@@ -148,7 +154,8 @@ export class Emitter {
     return new Name(name);
   }
 
-  private k(v: unknown): Code {
+  /** @internal (emit-inline.ts) */
+  k(v: unknown): Code {
     this.tables.K.push(typeof v === 'string' ? internalize(v) : v);
     return _`K[${this.tables.K.length - 1}]`;
   }
@@ -165,7 +172,8 @@ export class Emitter {
   }
 
   /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */
-  private block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code {
+  /** @internal (emit-inline.ts) */
+  block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code {
     // Straight-line statements (which emit the rest of the block last, under the same
     // label) are emitted in a loop; only loops recurse, so a long body cannot
     // overflow the stack and its source is joined once.
@@ -209,7 +217,7 @@ export class Emitter {
         return join([...pre, _`${this.slot(s.slot)} = ${v};`, rest(fail)]);
       }
       case 'test': {
-        const inline = this.inlineTest(s, fail);
+        const inline = inlineTest(this, s, fail);
         if (inline) return join([inline, rest(fail)]);
         const v = this.expr(s.expr, fail, pre);
         return join([...pre, _`if (${v} === false) break ${fail};`, rest(fail)]);
@@ -262,9 +270,7 @@ export class Emitter {
   private scan(s: Stmt & { k: 'scan' }, fail: Name, rest: (fail: Name) => Code, firstIteration: boolean, pre: Code[]): Code {
     const inner = this.names.next('L');
     if (firstIteration && this.opts.generators && s.source.k === 'rule' && this.opts.isSetGroup(s.source.group)) {
-      const inline = this.inlineSet(s, rest);
-      if (inline) return inline;
-      return this.generatorScan(s, rest);
+      return inlineSet(this, s, rest, () => this.generatorScan(s, rest)) ?? this.generatorScan(s, rest);
     }
     const src = this.expr(s.source, fail, pre);
     if (s.key.k === 'value') {
@@ -296,84 +302,6 @@ export class Emitter {
       this.pattern(s.value, v, inner),
       rest(inner),
       _`} return false; })) return true;`,
-    ]);
-  }
-
-  /**
-   * A leading loop over a set rule with its definitions' bodies inlined: each
-   * solution's member goes straight into the rest of this body, in the same
-   * function, as the generator below does through a callback. Only with local slots
-   * (the set's slots get their own names), when no `with data` replacement is active
-   * (checked at run time: the generator then runs), and not inside another inlined
-   * body; a definition the emitter cannot inline leaves the generator in place.
-   */
-  private inlineSet(s: Stmt & { k: 'scan' }, rest: (fail: Name) => Code): Code | undefined {
-    if (!this.locals || this.slotPrefix !== '' || s.source.k !== 'rule') return undefined;
-    const defs = this.opts.inlineSet?.(s.source.group);
-    if (!defs) return undefined;
-    const outer = this.slotPrefix;
-    const parts: Code[] = [];
-    try {
-      for (const d of defs) {
-        const label = this.names.next('L');
-        this.slotPrefix = `${this.inlined++}_`;
-        const inner = this.slotPrefix;
-        const member = (fail: Name): Code => {
-          const pre: Code[] = [];
-          const v = this.expr(d.value, fail, pre);
-          const m = this.names.next('m');
-          this.slotPrefix = outer;
-          try {
-            return join([...pre, _`const ${m} = ${v};`, this.pattern(s.key, m, fail), this.pattern(s.value, m, fail), rest(fail)]);
-          } finally {
-            this.slotPrefix = inner;
-          }
-        };
-        parts.push(join([_`${label}: {`, this.block(d.body, 0, label, member, false), _`}`]));
-      }
-    } catch (e) {
-      if (e instanceof Unsupported) return undefined;
-      throw e;
-    } finally {
-      this.slotPrefix = outer;
-    }
-    const generator = this.generatorScan(s, rest);
-    return join([_`if (c.dataOverrides === undefined) {`, ...parts, _`} else {`, generator, _`}`]);
-  }
-
-  /**
-   * A test of a complete rule whose definitions all give one constant that passes
-   * the test (`allow if user_is_admin`): the definitions' bodies run in place until
-   * one succeeds, instead of evaluating and memoizing the rule. Outside loops only
-   * (a memo pays for itself there), with local slots, and when no `with data`
-   * replacement is active (checked at run time: evalGroup runs then).
-   */
-  private inlineTest(s: Stmt & { k: 'test' }, fail: Name): Code | undefined {
-    if (!this.locals || this.loops > 0 || this.slotPrefix !== '' || s.expr.k !== 'rule') return undefined;
-    const defs = this.opts.inlineTest?.(s.expr.group);
-    if (!defs) return undefined;
-    const found = this.names.next('n');
-    const done = this.names.next('L');
-    const parts: Code[] = [];
-    try {
-      for (const d of defs) {
-        const label = this.names.next('L');
-        this.slotPrefix = `${this.inlined++}_`;
-        parts.push(join([_`${label}: {`, this.block(d.body, 0, label, () => _`${found} = true; break ${done};`, false), _`}`]));
-      }
-    } catch (e) {
-      if (e instanceof Unsupported) return undefined;
-      throw e;
-    } finally {
-      this.slotPrefix = '';
-    }
-    const t = this.names.next('t');
-    return join([
-      _`let ${found} = false;`,
-      _`if (c.dataOverrides === undefined) { ${done}: {`,
-      ...parts,
-      _`} } else { const ${t} = ops.evalGroup(${this.k(s.expr.group)}, c); ${found} = ${t} !== undefined && ${t} !== false; }`,
-      _`if (!${found}) break ${fail};`,
     ]);
   }
 
@@ -412,7 +340,8 @@ export class Emitter {
   }
 
   /** Code that matches `v` against a pattern, binding slots; `break fail` on mismatch. */
-  private pattern(p: Pattern, v: Code, fail: Name): Code {
+  /** @internal (emit-inline.ts) */
+  pattern(p: Pattern, v: Code, fail: Name): Code {
     switch (p.k) {
       case 'bind':
         return _`${this.slot(p.slot)} = ${v};`;
@@ -444,7 +373,8 @@ export class Emitter {
   }
 
   /** Code for a value; statements it needs (and undefined checks) go to `pre`. */
-  private expr(e: Expr, fail: Name, pre: Code[]): Code {
+  /** @internal (emit-inline.ts) */
+  expr(e: Expr, fail: Name, pre: Code[]): Code {
     switch (e.k) {
       case 'const':
         return this.k(e.value);

@@ -9,6 +9,7 @@ import type { RuntimeScope } from '../../../runtime/scope.js';
 import type { EvalContext } from '../../../runtime/eval/context.js';
 import { ClosureCompiler, type ProgramOps } from './closures.js';
 import { Emitter, Unsupported, type EmitTables } from './emit.js';
+import { inlinableSet, inlinableTest } from './emit-inline.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
@@ -121,7 +122,7 @@ export class Program implements ProgramOps {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
-    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinableSet(id), inlineTest: (id) => this.inlinableTest(id) });
+    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => inlinableSet(this.ir.groups[id]!), inlineTest: (id) => inlinableTest(this.ir.groups[id]!, this.constantGroups[id]) });
     try {
       source = emitter.functionSource(block, value, { frameInputs });
     } catch (e) {
@@ -192,32 +193,6 @@ export class Program implements ProgramOps {
         sink = saved;
       }
     };
-  }
-
-  /**
-   * A set rule's definitions for emit.ts to inline into a consumer's leading loop:
-   * at most two (the consumer's rest is emitted once per definition, plus once for
-   * the generator fallback), unindexed, no else, no ref-head keys, no parameters.
-   */
-  private inlinableSet(id: number): RuleDef[] | undefined {
-    const g = this.ir.groups[id]!;
-    if (g.kind !== 'set' || g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
-    for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
-    return g.defs;
-  }
-
-  /**
-   * A complete rule's definitions for emit.ts to run in place of a test of the rule:
-   * every definition gives the same constant, which passes a test (not false), and
-   * there is no default that would (at most two definitions, unindexed, no else).
-   */
-  private inlinableTest(id: number): RuleDef[] | undefined {
-    const g = this.ir.groups[id]!;
-    const v = this.constantGroups[id];
-    if (g.kind !== 'complete' || v === undefined || v === false || (g.default !== undefined && g.default !== false)) return undefined;
-    if (g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
-    for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
-    return g.defs;
   }
 
   isSetGroup(id: number): boolean {
