@@ -311,6 +311,29 @@ export class FnGen {
 
   // ------------------------------------------------------------ expressions
 
+  /**
+   * `call` with every replacement out of force (OPA: a mock runs without mocks; inside
+   * it every function is the original), under a fresh memo generation so rule values
+   * computed there stay there. Yields the call's value, 0 when undefined.
+   */
+  private withoutMocks(call: X): X {
+    const m = this.m;
+    const mocks = [...this.L.mocks.values()];
+    const saved = mocks.map(() => this.temp());
+    const g0 = this.temp();
+    const r = this.temp();
+    return m.block(null, [
+      ...mocks.map((e, i) => m.local.set(saved[i]!, m.global.get(e.kind, I32))),
+      ...mocks.map((e) => m.global.set(e.kind, m.i32.const(0))),
+      m.local.set(g0, this.rt('rt_gen', [])),
+      this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.rt('rt_gen_new', [])], binaryen.none),
+      m.local.set(r, call),
+      ...mocks.map((e, i) => m.global.set(e.kind, this.get(saved[i]!))),
+      this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.get(g0)], binaryen.none),
+      this.get(r),
+    ], I32);
+  }
+
   /** A call of a function some `with` replaces: dispatch on the replacement in force. */
   private mocked(name: string, args: Expr[], fail: string, normal: (args: Expr[]) => X): X {
     const m = this.m;
@@ -323,21 +346,14 @@ export class FnGen {
       if (t.group !== undefined) {
         const g = this.L.ir.groups[t.group]!;
         if (g.arity !== args.length) throw new WasmUnsupportedError(`with ${name} as ${t.name}: arity`);
-        // inside the replacement the original is in force again (OPA: a mock may call what it replaces),
-        // under a fresh memo generation so rule values computed there stay there
-        const [k0, g0, r] = [this.temp(), this.temp(), this.temp()];
-        call = m.block(null, [
-          m.local.set(k0, m.global.get(e.kind, I32)),
-          m.local.set(g0, this.rt('rt_gen', [])),
-          m.global.set(e.kind, m.i32.const(0)),
-          this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.rt('rt_gen_new', [])], binaryen.none),
-          m.local.set(r, m.call(this.L.groupFn(t.group), targs.map((a) => this.expr(a, fail)), I32)),
-          m.global.set(e.kind, this.get(k0)),
-          this.rt('rt_with_set', [this.rt('rt_input', []), this.rt('rt_data', []), this.get(g0)], binaryen.none),
-          this.checked(this.get(r), fail),
-        ], I32);
-      } else call = this.call(t.name, targs, fail, true);
-      x = m.if(m.i32.eq(m.global.get(e.kind, I32), m.i32.const(2 + j)), call, x);
+        call = m.call(this.L.groupFn(t.group), targs.map((a) => this.expr(a, fail)), I32);
+      } else {
+        const inner = this.label('mk');
+        const r = this.temp();
+        // a builtin replacement: its undefined result is 0, not a branch out of the mock scope
+        call = m.block(null, [m.local.set(r, m.i32.const(0)), m.block(inner, [m.local.set(r, this.call(t.name, targs, inner, true))]), this.get(r)], I32);
+      }
+      x = m.if(m.i32.eq(m.global.get(e.kind, I32), m.i32.const(2 + j)), this.checked(this.withoutMocks(call), fail), x);
     });
     x = m.if(m.i32.eq(m.global.get(e.kind, I32), m.i32.const(1)), m.global.get(e.val, I32), x);
     return m.block(null, [...args.map((a, i) => m.local.set(temps[i]!, this.expr(a, fail))), x], I32);

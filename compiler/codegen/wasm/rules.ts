@@ -73,7 +73,8 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     for (const [di, d0] of g.defs.entries()) {
       // an else chain: the first branch with a solution gives the value
       const chain = f.label('chain');
-      const branches: X[] = [];
+      const matched = f.temp();
+      const branches: X[] = [m.local.set(matched, m.i32.const(0))];
       for (let d: RuleDef | undefined = d0; d; d = d.else) {
         const def = d;
         const constValue = def.value.k === 'const';
@@ -87,9 +88,12 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
                 m.if(m.i32.eqz(f.rt('rt_equal', [m.local.get(result, I32), m.local.get(f.check, I32)])), f.rt('rt_conflict', [], binaryen.none)),
               ),
             ];
-            const fin = stopAll ? [m.br(exit)] : d0.else || constValue ? [m.br(chain)] : [];
+            // a constant value cannot conflict with itself: stop at the first solution;
+            // otherwise every solution of the branch is checked, then the chain ends
+            const fin = stopAll ? [m.br(exit)] : constValue ? [m.br(chain)] : [m.local.set(matched, m.i32.const(1))];
             return [...setOrCheck, ...fin];
           }, (fail) => params(def, fail)),
+          m.br(chain, m.local.get(matched, I32)),
         );
       }
       defs.push(guarded(di, m.block(chain, branches)));
