@@ -3,7 +3,7 @@
 // conventions as builtins.ts (0 = undefined, code-point positions, abort where a
 // double or an ASCII-only shortcut could answer differently from the JS back end).
 import {
-  T_ARR, T_OBJ, T_SET,
+  T_ARR, T_OBJ, T_SET, T_NUM, numInexact,
   mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
   tag, len, item, objKey, objVal, numVal, strData, compare, fail,
 } from './values';
@@ -171,3 +171,24 @@ export function rtb_walk(x: usize): usize {
   walkInto(out, mkArr(0), x, 0);
   return out;
 }
+
+// ---------------------------------------------------------------- rounding
+
+/** floor, ceil, round (half away from zero, as Go's math.Round) by op 0..2. */
+function rounding(v: usize, op: i32): usize {
+  if (tag(v) != T_NUM) return 0;
+  if (numInexact(v)) { fail('not supported on wasm: big numbers'); return 0; }
+  const x = numVal(v);
+  let r: f64;
+  if (op == 0) r = Math.floor(x);
+  else if (op == 1) r = Math.ceil(x);
+  else {
+    r = Math.trunc(x);
+    if (Math.abs(x - r) >= 0.5) r += x < 0 ? -1 : 1;
+  }
+  if (Math.abs(r) >= 9007199254740992) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
+  return mkNum(r == 0 ? 0 : r);
+}
+export function rtb_floor(v: usize): usize { return rounding(v, 0); }
+export function rtb_ceil(v: usize): usize { return rounding(v, 1); }
+export function rtb_round(v: usize): usize { return rounding(v, 2); }
