@@ -15,12 +15,26 @@ import type { Value } from '../../../runtime/value/value.js';
 import { _, Code, join, type Name } from './code.js';
 import { Unsupported, type Emitter } from './emit.js';
 
+/** Whether IR (a body, an expression) holds a `print` statement, at any depth. */
+function hasPrint(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasPrint);
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as { k?: unknown };
+  if (n.k === 'print') return true;
+  if (n.k === 'const') return false;
+  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && hasPrint(v)) return true;
+  return false;
+}
+
+/** Plain definitions: no else, no ref-head keys, no parameters, no `print` (a memoized rule prints once). */
+function plain(g: RuleGroup): boolean {
+  return g.index === undefined && g.defs.length > 0 && g.defs.length <= 2 && g.defs.every((d) => !d.else && d.keys.length === 0 && d.params.length === 0 && !hasPrint(d.body) && !hasPrint(d.value));
+}
+
 /** A set rule's definitions that may be inlined into a consumer's leading loop, or undefined. */
 export function inlinableSet(g: RuleGroup): readonly { body: Block; value: Expr }[] | undefined {
   // At most two: the consumer's rest is emitted once per definition, plus once for the fallback.
-  if (g.kind !== 'set' || g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
-  for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
-  return g.defs;
+  return g.kind === 'set' && plain(g) ? g.defs : undefined;
 }
 
 /**
@@ -30,9 +44,7 @@ export function inlinableSet(g: RuleGroup): readonly { body: Block; value: Expr 
  */
 export function inlinableTest(g: RuleGroup, constant: Value | undefined): readonly { body: Block }[] | undefined {
   if (g.kind !== 'complete' || constant === undefined || constant === false || (g.default !== undefined && g.default !== false)) return undefined;
-  if (g.index !== undefined || g.defs.length === 0 || g.defs.length > 2) return undefined;
-  for (const d of g.defs) if (d.else || d.keys.length > 0 || d.params.length > 0) return undefined;
-  return g.defs;
+  return plain(g) ? g.defs : undefined;
 }
 
 /**

@@ -122,7 +122,7 @@ export class Program implements ProgramOps {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
-    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => inlinableSet(this.ir.groups[id]!), inlineTest: (id) => inlinableTest(this.ir.groups[id]!, this.constantGroups[id]) });
+    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test });
     try {
       source = emitter.functionSource(block, value, { frameInputs });
     } catch (e) {
@@ -193,6 +193,19 @@ export class Program implements ProgramOps {
         sink = saved;
       }
     };
+  }
+
+  /** Per group: whether emit-inline.ts may inline it (computed once). */
+  private readonly inlinables = new Map<number, { set: ReturnType<typeof inlinableSet>; test: ReturnType<typeof inlinableTest> }>();
+
+  private inlinable(id: number): { set: ReturnType<typeof inlinableSet>; test: ReturnType<typeof inlinableTest> } {
+    let r = this.inlinables.get(id);
+    if (r === undefined) {
+      const g = this.ir.groups[id]!;
+      r = { set: inlinableSet(g), test: inlinableTest(g, this.constantGroups[id]) };
+      this.inlinables.set(id, r);
+    }
+    return r;
   }
 
   isSetGroup(id: number): boolean {

@@ -2,7 +2,8 @@
 // a leading loop over a small set rule, a test of a constant complete rule) must
 // give what the closure back end and the reference interpreter give, including
 // under `with data` replacements (the inlined code then defers to the rule),
-// with defaults, `not`, two definitions and repeated members.
+// with defaults, `not`, two definitions and repeated members; a rule that prints is
+// left to its memo (it prints once).
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
 import { prepareInterpreted } from '../../../compiler/interp/index.js';
@@ -43,6 +44,16 @@ two if admin2
 admin2 if input.user == "alice"
 admin2 if input.user == "bob"
 
+printed_twice if {
+	printed
+	not unprinted
+}
+unprinted if not printed
+printed if {
+	print("checked", input.user)
+	input.user == "bob"
+}
+
 defaulted if true_by_default
 default true_by_default := true
 true_by_default if input.never
@@ -63,7 +74,7 @@ const INPUTS = [
   { user: 'x', action: 'read' },
 ];
 
-const QUERIES = ['data.p.allow', 'data.p.deny', 'data.p.n', 'data.p.overridden', 'data.p.admin_mocked', 'data.p.two', 'data.p.defaulted', 'data.p'];
+const QUERIES = ['data.p.printed_twice', 'data.p.allow', 'data.p.deny', 'data.p.n', 'data.p.overridden', 'data.p.admin_mocked', 'data.p.two', 'data.p.defaulted', 'data.p'];
 
 describe('inlined rules', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);
@@ -79,6 +90,10 @@ describe('inlined rules', () => {
         expect(a, q).toEqual(b);
         expect(a, q).toEqual(c);
       }
+      // A rule with print is not inlined: its memo prints it once per evaluation.
+      const printed: string[] = [];
+      js.prepare('data.p.printed_twice').eval({ input: i, data, print: (m) => printed.push(m) });
+      expect(printed.length).toBeLessThanOrEqual(1);
       expect(toJS(js.prepareDecision(['p', 'allow'])({ input: i, data })!)).toEqual(toJS(closures.prepareDecision(['p', 'allow'])({ input: i, data })!));
     });
   }
