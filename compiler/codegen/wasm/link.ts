@@ -13,7 +13,8 @@ import type { PolicyIR, WithMod } from '../../ir/ir.js';
 import type { Value } from '../../../runtime/value/value.js';
 import { RObject, RSet, keyOf } from '../../../runtime/value/collections.js';
 import { BigNum, formatNumber } from '../../../runtime/value/number.js';
-import { FnGen, WasmUnsupportedError } from './body.js';
+import { FnGen } from './exprs.js';
+import { WasmUnsupportedError } from './errors.js';
 import { emitGroup, emitNode } from './rules.js';
 
 const I32 = binaryen.i32;

@@ -5,7 +5,8 @@
 // OPA's Wasm does. Constructs outside this slice raise WasmUnsupportedError.
 import binaryen from 'binaryen';
 import type { RuleDef, RuleGroup } from '../../ir/ir.js';
-import { FnGen, WasmUnsupportedError } from './body.js';
+import { FnGen } from './exprs.js';
+import { WasmUnsupportedError } from './errors.js';
 import type { Linker } from './link.js';
 
 const I32 = binaryen.i32;
