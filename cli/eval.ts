@@ -54,6 +54,7 @@ export const EVAL_FLAGS: FlagSpec[] = [
   { name: 'import', type: 'string', repeatable: true, metavar: 'IMPORT', description: 'set query import(s)' },
   { name: 'capabilities', type: 'string', metavar: 'FILE|VERSION', description: 'set capabilities version or capabilities.json file path' },
   { name: 'schema', short: 's', type: 'string', metavar: 'PATH', description: 'set schema file path or directory path' },
+  { name: 'target', short: 't', type: 'string', choices: ['rego', 'wasm'], default: 'rego', description: 'set the runtime to exercise (rego or wasm: a data reference through policy.wasm)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
 ];
 
@@ -77,6 +78,8 @@ export interface EvalRequest extends InstrumentOptions {
   /** `--partial` (cli/eval-partial.ts) with its `-u` unknowns. */
   partial?: boolean;
   unknowns?: string[];
+  /** `-t wasm`: evaluate through the Wasm back end (cli/eval-wasm.ts). */
+  target?: 'rego' | 'wasm';
 }
 
 /** Outcome of an evaluation: rows, or the errors to report. */
@@ -112,6 +115,10 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
       print: (msg: string) => io?.err(msg + '\n'),
       ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
     };
+    if (req.target === 'wasm') {
+      const { evaluateWasm } = await import('./eval-wasm.js');
+      return { ok: true, rows: await evaluateWasm(policy, req.query, loaded.data, input) };
+    }
     if (req.explain === undefined) return { ok: true, rows: policy.prepare(req.query).eval(evalOpts) };
     interp ??= await import('../compiler/interp/index.js');
     const traced = interp.prepareInterpreted(policy, req.query).evalWithTrace(evalOpts);
@@ -177,6 +184,7 @@ export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
     ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
     ...(str(args, 'explain') !== undefined ? { explain: str(args, 'explain') as ExplainMode } : {}),
     ...(bool(args, 'partial') ? { partial: true, unknowns: list(args, 'unknowns') } : {}),
+    ...(str(args, 'target') === 'wasm' ? { target: 'wasm' as const } : {}),
     ...instrumentArgs(args),
   };
 }
