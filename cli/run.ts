@@ -1,6 +1,8 @@
 // `regent run --server [flags] [paths…]`: start the OPA-compatible REST server
 // (see server/README.md). Paths are policy/data files, directories and bundles
 // (directories with a .manifest, or .tar.gz files), loaded before listening.
+// Without --server: the interactive REPL (cli/repl.ts). -w/--watch reloads the
+// paths on change in either mode (cli/run-watch.ts).
 import { availableParallelism } from 'node:os';
 import { startServer, closeOnSignals, type StartOptions } from '../server/main.js';
 import { MIN_TLS_VERSIONS, type MinTLSVersion } from '../server/listeners.js';
@@ -34,11 +36,13 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'worker-heap-mb', type: 'string', default: '2048', metavar: 'MB', description: 'heap limit of each evaluation worker; a worker that exceeds it is replaced' },
   { name: 'log-level', short: 'l', type: 'string', choices: ['debug', 'info', 'warn', 'error'], metavar: 'LEVEL', description: 'set log level (default: no request logs)' },
   { name: 'disable-telemetry', type: 'boolean', description: 'accepted for OPA compatibility; regent sends no telemetry' },
+  { name: 'watch', short: 'w', type: 'boolean', description: 'watch command line files for changes' },
+  { name: 'format', short: 'f', type: 'string', choices: ['json', 'pretty'], default: 'pretty', description: 'set shell output format, i.e, pretty, json' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for run' },
 ];
 
-const USAGE = 'regent run --server [flags] [files]';
-const DESCRIPTION = 'Start an instance of the policy engine serving the REST API.';
+const USAGE = 'regent run [flags] [files]';
+const DESCRIPTION = 'Start an instance of the policy engine: the interactive shell (REPL), or with --server the REST API.';
 
 function nonNegativeInt(text: string | undefined, flag: string): number {
   const n = Number(text ?? '0');
@@ -158,7 +162,10 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
       io.out(formatHelp(USAGE, DESCRIPTION, RUN_FLAGS) + '\n');
       return 0;
     }
-    if (!bool(args, 'server')) throw new UsageError('only server mode is supported: add --server');
+    if (!bool(args, 'server')) {
+      const repl = { paths: args.positionals, bundles: bool(args, 'bundle'), v0: bool(args, 'v0-compatible'), watch: bool(args, 'watch'), version: version() };
+      return (await import('./repl.js')).runRepl({ ...repl, format: (str(args, 'format') ?? 'pretty') as 'json' | 'pretty' }, io);
+    }
     options = runOptions(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -173,7 +180,10 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     return 1;
   }
   io.err(server.urls.map((url) => `Regent server listening on ${url}\n`).join(''));
+  const { regent } = server.app;
+  const watcher = bool(args, 'watch') ? (await import('./run-watch.js')).watchServer(regent.engine, regent.host, options.paths ?? [], options.bundles ?? false, (l) => io.err(l)) : undefined;
   const failure = await closeOnSignals(server);
+  watcher?.close();
   if (failure === undefined) return 0;
   // OPA logs this and exits with 1 when requests outlive --shutdown-grace-period.
   io.err(`error: Failed to shutdown server gracefully: ${failure}\n`);
