@@ -17,6 +17,7 @@ import { formatTerm } from '../compiler/ast/print.js';
 import { packagePath } from '../compiler/passes/pass.js';
 import type { Module, Rule } from '../compiler/ast/nodes.js';
 import type { ResultRow, SourceFile } from '../compiler/api.js';
+import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import type { Value } from '../runtime/value/index.js';
 import { loadAll, type Loaded } from './loader.js';
 import { contextualQuery, restoreTexts } from './eval-context.js';
@@ -87,7 +88,12 @@ export class ReplSession {
   private compileWith(loaded: Loaded, modules: Map<string, ReplModule>): CompiledPolicy {
     const files: SourceFile[] = [...loaded.modules];
     for (const m of modules.values()) if (m.rules.length > 0) files.push({ file: `repl:${m.pkg}`, text: ReplSession.moduleText(m), v0Compatible: this.opts.v0 });
-    return compile(files, { v0Compatible: this.opts.v0 || loaded.v0 });
+    try {
+      return compile(files, { v0Compatible: this.opts.v0 || loaded.v0 });
+    } catch (e) {
+      if (e instanceof RegoErrors) for (const err of e.errors) relocate(err, modules);
+      throw e;
+    }
   }
 
   /** The compiled policy of the loaded files and the REPL modules (cached until they change). */
@@ -254,6 +260,25 @@ export class ReplSession {
   /** Rows with the typed expression texts. */
   restore(rows: ResultRow[], text: string): ResultRow[] {
     return restoreTexts(rows, text, this.v0());
+  }
+}
+
+/**
+ * An error in a REPL module points into the statement that defined the rule, as
+ * OPA's (the rule was parsed from that line, with no file name): `1:8: …`.
+ */
+function relocate(err: RegoError, modules: Map<string, ReplModule>): void {
+  const loc = err.location;
+  const m = loc?.file.startsWith('repl:') ? modules.get(loc.file.slice(5)) : undefined;
+  if (!loc || !m) return;
+  let row = [m.header, m.imports.join('\n')].filter((x) => x !== '').join('\n\n').split('\n').length + 2;
+  for (const r of m.rules) {
+    const rows = r.text.split('\n').length;
+    if (loc.row >= row && loc.row < row + rows) {
+      err.location = { ...loc, file: '', row: loc.row - row + 1 };
+      return;
+    }
+    row += rows + 1;
   }
 }
 

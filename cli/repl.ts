@@ -10,9 +10,12 @@
 // does not implement them. Everything else is a statement (cli/repl-session.ts).
 // Output goes to stdout, errors included (OPA's REPL writes both to its output);
 // `print()` too. `-w/--watch` reloads the paths on change (cli/run-watch.ts) and
-// prints `# reloaded files (took …)` as OPA does.
+// prints `# reloaded files (took …)` as OPA does. On a terminal, lines are edited with
+// node:readline, ctrl+c abandons the current line, and history persists in ~/.regent_history.
 import { createInterface } from 'node:readline';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { errorsJSON, errorsText, resultJSON, toJSON, toOutputErrors, type IO } from './output.js';
 import { ReplSession, type ExplainSetting } from './repl-session.js';
 import { banner, goDuration, helpText, prettyRows, topicText } from './repl-output.js';
@@ -200,6 +203,25 @@ function isParseFailure(e: unknown): boolean {
   return errs.length > 0 && errs.every((x) => x.code === 'rego_parse_error');
 }
 
+/** Interactive sessions keep their history in ~/.regent_history (OPA: ~/.opa_history), newest first. */
+const HISTORY = join(homedir(), '.regent_history');
+
+function readHistory(): string[] {
+  try {
+    return readFileSync(HISTORY, 'utf8').split('\n').filter((l) => l !== '').reverse();
+  } catch {
+    return [];
+  }
+}
+
+function saveHistory(lines: string[]): void {
+  try {
+    writeFileSync(HISTORY, [...lines].reverse().join('\n') + '\n');
+  } catch {
+    // history is best effort
+  }
+}
+
 /** Run the REPL on stdin/stdout until `exit` or end of input. Returns the exit code. */
 export async function runRepl(opts: ReplOptions, io: IO): Promise<number> {
   const repl = new Repl(opts, (t) => io.out(t));
@@ -210,7 +232,14 @@ export async function runRepl(opts: ReplOptions, io: IO): Promise<number> {
     return 1;
   }
   const tty = !!process.stdin.isTTY && !!process.stdout.isTTY;
-  const rl = createInterface({ input: process.stdin, ...(tty ? { output: process.stdout } : {}), terminal: tty });
+  const history = tty ? readHistory() : [];
+  const rl = createInterface({ input: process.stdin, ...(tty ? { output: process.stdout, history, historySize: 1000 } : {}), terminal: tty });
+  // ctrl+c abandons the line being typed and prompts again (liner's SetCtrlCAborts).
+  rl.on('SIGINT', () => {
+    rl.write(null, { ctrl: true, name: 'u' });
+    io.out('\n');
+    rl.prompt();
+  });
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (prompt: string): Promise<string | undefined> => {
     if (tty) {
@@ -247,6 +276,7 @@ export async function runRepl(opts: ReplOptions, io: IO): Promise<number> {
     }
   } finally {
     watcher?.close();
+    if (tty) saveHistory((rl as unknown as { history: string[] }).history);
     rl.close();
     process.stdin.pause();
   }
