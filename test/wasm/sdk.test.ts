@@ -36,6 +36,25 @@ describe('Regent-built policy.wasm in the official SDK', () => {
     rbac = await compileWasm([{ file: 'rbac.rego', text: rbacText }], ['rbac/allow', 'rbac', 'rbac/user_is_granted']);
   });
 
+  it('exports and imports OPA\'s Wasm ABI 1.3', () => {
+    type Desc = { module?: string; name: string };
+    const WA = (globalThis as unknown as { WebAssembly: { Module: { new (b: Uint8Array): object; exports(m: object): Desc[]; imports(m: object): Desc[] } } }).WebAssembly;
+    const mod = new WA.Module(rbac);
+    const exports = WA.Module.exports(mod).map((e) => e.name).sort();
+    expect(exports).toEqual([
+      'builtins', 'entrypoints', 'eval', 'memory', 'opa_eval', 'opa_eval_ctx_get_result', 'opa_eval_ctx_new',
+      'opa_eval_ctx_set_data', 'opa_eval_ctx_set_entrypoint', 'opa_eval_ctx_set_input', 'opa_free', 'opa_heap_blocks_restore',
+      'opa_heap_blocks_stash', 'opa_heap_ptr_get', 'opa_heap_ptr_set', 'opa_heap_stash_clear', 'opa_json_dump', 'opa_json_parse',
+      'opa_malloc', 'opa_value_add_path', 'opa_value_dump', 'opa_value_free', 'opa_value_parse', 'opa_value_remove_path',
+      'opa_wasm_abi_minor_version', 'opa_wasm_abi_version',
+    ]);
+    // imports are a subset of the ABI's (the optimizer drops opa_builtinN a policy never calls)
+    const imports = WA.Module.imports(mod).map((i) => `${i.module}.${i.name}`);
+    const abi = ['env.memory', 'env.opa_abort', 'env.opa_println', ...[0, 1, 2, 3, 4].map((n) => `env.opa_builtin${n}`)];
+    for (const i of imports) expect(abi).toContain(i);
+    expect(imports).toContain('env.memory');
+  });
+
   it('RBAC: every input, every entrypoint, agrees with the JS back end', async () => {
     const p = await loadSdkPolicy(rbac);
     expect(p.entrypoints).toEqual({ 'rbac/allow': 0, rbac: 1, 'rbac/user_is_granted': 2 });

@@ -1,6 +1,6 @@
 // The WebAssembly back end's entry point: `compileWasm(policy, entrypoints)` turns a
 // compiled policy (its IR) or Rego sources into a policy.wasm that follows OPA's Wasm
-// ABI 1.2 and loads in OPA's SDKs (`@open-policy-agent/opa-wasm`). Constructs outside
+// ABI 1.3 and loads in OPA's SDKs (`@open-policy-agent/opa-wasm`). Constructs outside
 // the supported slice throw WasmUnsupportedError (code `wasm_unsupported`) at compile
 // time, never a wrong answer at run time. See compiler/README.md, "WebAssembly".
 import { compile, type CompiledPolicy } from '../../policy.js';

@@ -13,7 +13,7 @@ export interface WasmCompileOptions {
   compile?: CompileOptions;
 }
 
-/** policy.wasm (OPA Wasm ABI 1.2) for `entrypoints` (`'rbac/allow'`, `'data.rbac.allow'` or `['rbac', 'allow']`). */
+/** policy.wasm (OPA Wasm ABI 1.3) for `entrypoints` (`'rbac/allow'`, `'data.rbac.allow'` or `['rbac', 'allow']`). */
 export async function compileWasm(
   policy: CompiledPolicy | SourceFile[],
   entrypoints: (string | string[])[],

@@ -4,7 +4,7 @@
 // its constants (built once by the start function, below the heap the host resets),
 // and the `regent.*` functions the runtime imports (init, eval_entry, builtins,
 // entrypoints), then hides the runtime's internal `rt_*` exports. The result exports
-// OPA's Wasm ABI 1.2.
+// OPA's Wasm ABI 1.3.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

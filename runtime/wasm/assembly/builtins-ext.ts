@@ -5,9 +5,9 @@
 import {
   T_ARR, T_OBJ, T_SET, T_NUM, numInexact,
   mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
-  tag, len, item, objKey, objVal, numVal, strData, compare, fail,
+  tag, len, item, objKey, objVal, numVal, strData, compare, fail, isStr, intOf, runes,
 } from './values';
-import { isStr, intOf, runes, rtb_split, rtb_concat } from './builtins';
+import { rtb_split, rtb_concat } from './builtins';
 
 // ---------------------------------------------------------------- more strings and collections
 

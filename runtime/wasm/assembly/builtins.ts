@@ -6,12 +6,11 @@
 import {
   T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
   alloc, mkBool, mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
-  tag, len, item, objKey, objVal, numVal, strData, compare, numInexact, fail,
+  tag, len, item, objKey, objVal, numVal, strData, compare, numInexact, fail, isStr, intOf, runes,
 } from './values';
 
 const EXACT: f64 = 9007199254740992;
 
-export function isStr(v: usize): bool { return tag(v) == T_STR; }
 function isColl(v: usize): bool { const t = tag(v); return t == T_ARR || t == T_SET; }
 
 // ---------------------------------------------------------------- types
@@ -57,11 +56,6 @@ function find(hay: usize, needle: usize, from: i32): i32 {
   return -1;
 }
 
-export function runes(p: usize, n: i32): i32 {
-  let r = 0;
-  for (let i = 0; i < n; i++) if ((load<u8>(p + i) & 0xc0) != 0x80) r++;
-  return r;
-}
 
 export function rtb_startswith(s: usize, p: usize): usize {
   if (!isStr(s) || !isStr(p)) return 0;
@@ -161,12 +155,6 @@ export function rtb_upper(s: usize): usize { return caseMap(s, true); }
 
 // ---------------------------------------------------------------- numbers and aggregates
 
-export function intOf(v: usize): bool {
-  if (tag(v) != T_NUM) return false;
-  if (numInexact(v)) { fail('not supported on wasm: big numbers'); return false; }
-  const x = numVal(v);
-  return x == Math.floor(x);
-}
 
 export function rtb_abs(v: usize): usize {
   if (tag(v) != T_NUM) return 0;

@@ -1,4 +1,4 @@
-// Regent's Wasm runtime: OPA's Wasm ABI (version 1.2) over the value model and JSON
+// Regent's Wasm runtime: OPA's Wasm ABI (version 1.3) over the value model and JSON
 // code in values.ts/json.ts, plus the natively implemented builtins (`rt_*`) that
 // compiled policy code calls. Compiled once by AssemblyScript at build time
 // (runtime/wasm/build.mjs); compiler/codegen/wasm/ reads the binary with binaryen,
@@ -40,7 +40,7 @@ let evalGen: i32 = 0;
 let genCounter: i32 = 0;
 
 export const opa_wasm_abi_version: i32 = 1;
-export const opa_wasm_abi_minor_version: i32 = 2;
+export const opa_wasm_abi_minor_version: i32 = 3;
 
 /** Rego value text (sets, non-string keys) → value, as opa_value_parse. */
 export function rt_value_text(p: usize, n: usize): usize { return parseJSON(p, n); }
@@ -57,6 +57,11 @@ function cstr(s: string): usize {
 export function opa_malloc(n: usize): usize { return alloc(n); }
 export function opa_free(p: usize): void {}
 export function opa_value_free(p: usize): void {}
+// ABI 1.3 heap stash: a bump allocator has no free blocks to stash, so these are no-ops
+// (an evaluation only ever allocates above the heap pointer the host resets).
+export function opa_heap_blocks_stash(): void {}
+export function opa_heap_blocks_restore(): void {}
+export function opa_heap_stash_clear(): void {}
 export function opa_heap_ptr_get(): usize { return heapGet(); }
 export function opa_heap_ptr_set(p: usize): void { heapSet(p); }
 export function opa_json_parse(p: usize, n: usize): usize { return parseJSON(p, n); }

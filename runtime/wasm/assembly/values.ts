@@ -313,3 +313,22 @@ export function mergeValues(a: usize, b: usize): usize {
   }
   return o;
 }
+
+// ---------------------------------------------------------------- helpers for builtins
+
+export function isStr(v: usize): bool { return tag(v) == T_STR; }
+
+/** Code points in `n` UTF-8 bytes at `p`. */
+export function runes(p: usize, n: i32): i32 {
+  let r = 0;
+  for (let i = 0; i < n; i++) if ((load<u8>(p + i) & 0xc0) != 0x80) r++;
+  return r;
+}
+
+/** An integer a double holds exactly (big numbers abort). */
+export function intOf(v: usize): bool {
+  if (tag(v) != T_NUM) return false;
+  if (numInexact(v)) { fail('not supported on wasm: big numbers'); return false; }
+  const x = numVal(v);
+  return x == Math.floor(x);
+}
