@@ -17,6 +17,7 @@ import type { Engine } from '../server/engine/engine.js';
 import type { EngineHost } from '../server/engine/host.js';
 import { checkPathConflicts, rulePaths, type PolicyRecord } from '../server/engine/policies.js';
 import { mergeAt, parseDataFile } from './loader.js';
+import { errorsText, toOutputErrors } from './output.js';
 
 export interface Watcher {
   close(): void;
@@ -158,7 +159,8 @@ export function watchServer(engine: Engine, host: EngineHost, paths: string[], a
     try {
       state = await reloadServerPaths(engine, host, paths, asBundles, state);
     } catch (e) {
-      err = e instanceof Error ? e.message : String(e);
+      const errors = e && typeof e === 'object' && Array.isArray((e as { errors?: unknown }).errors);
+      err = errors ? errorsText(toOutputErrors(e)) : e instanceof Error ? e.message : String(e);
     }
     const duration = Math.round((performance.now() - t0) * 1e6);
     log(JSON.stringify({ duration, ...(err !== undefined ? { err } : {}), level: 'info', msg: 'Processed file watch event.', time: new Date().toISOString() }) + '\n');

@@ -7,7 +7,8 @@
 // running REPL and a running server and see the new policy take effect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { boxTable, goDuration } from '../../../cli/repl-output.js';
 import { join, resolve } from 'node:path';
 import { tempTree } from './helpers.js';
 
@@ -205,10 +206,28 @@ describe('regent run --server -w', () => {
       while ((await decide('carol')) !== true && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
       expect(await decide('carol')).toBe(true);
       expect(await decide('alice')).toBeUndefined();
+      // A file that does not parse leaves the engine as it was, and the log line says why.
+      writeFileSync(join(t.dir, 'policy.rego'), 'package example\n\nallow if {\n');
+      await r.waitFor(/"err":"[^"]*rego_parse_error/);
+      expect(await decide('carol')).toBe(true);
+      // A deleted file's module goes away.
+      rmSync(join(t.dir, 'policy.rego'));
+      const gone = Date.now() + 15_000;
+      while ((await decide('carol')) !== undefined && Date.now() < gone) await new Promise((res) => setTimeout(res, 100));
+      expect(await decide('carol')).toBeUndefined();
     } finally {
       r.p.kill('SIGTERM');
       await r.done;
       t.cleanup();
     }
+  });
+});
+
+describe('REPL output helpers', () => {
+  it('draws tables as tablewriter and durations as Go', () => {
+    expect(boxTable(['x', 'long header'], [['"abc"', '1']])).toBe(
+      '┌───────┬─────────────┐\n│   x   │ long header │\n├───────┼─────────────┤\n│ "abc" │ 1           │\n└───────┴─────────────┘\n',
+    );
+    expect([goDuration(0), goDuration(0.0005), goDuration(0.9229), goDuration(12.5), goDuration(1500)]).toEqual(['0s', '500ns', '922.9µs', '12.5ms', '1.5s']);
   });
 });
