@@ -36,6 +36,19 @@ describe('regent build -t wasm / eval -t wasm', () => {
     expect(p.evaluate({ user: 'bob', action: 'update', type: 'finance' }, 'rbac/allow')).toEqual([{ result: true }]);
   });
 
+  it('build -t wasm takes entrypoints from METADATA entrypoint: true', async () => {
+    const t = tempTree({ 'p.rego': 'package ann\n\n# METADATA\n# entrypoint: true\nallow if input.x == 1\n\nother := 2\n' });
+    try {
+      const out = join(t.dir, 'b.tar.gz');
+      expect(await buildCommand(['-t', 'wasm', '-o', out, join(t.dir, 'p.rego')], capture().io)).toBe(0);
+      const b = await readBundle(readFileSync(out));
+      expect(b.manifest.wasm).toEqual([{ entrypoint: 'ann/allow', module: '/policy.wasm' }]);
+      expect((await loadSdkPolicy(b.wasmModules![0]!.raw)).evaluate({ x: 1 })).toEqual([{ result: true }]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('build -t wasm without -e is an error', async () => {
     const c = capture();
     expect(await buildCommand(['-t', 'wasm', '-o', join(tmp.dir, 'x.tar.gz'), rbac], c.io)).toBe(1);
