@@ -4,6 +4,7 @@
 //    table with box-drawing borders (tablewriter): a column per variable binding
 //    (sorted), then the expressions (boolean ones only when there are no bindings),
 //    cells as compact JSON cut at the pretty limit (80 characters) with `...`;
+//  * partial evaluation tables (`unknown`) redrawn with the same borders;
 //  * the banner, `help` (examples, commands, topics) and the help topics;
 //  * Go's time.Duration text for the watch reload notice (`# reloaded files (took 1.2ms)`).
 import type { ResultRow } from '../compiler/api.js';
@@ -41,6 +42,26 @@ export function boxTable(header: string[], rows: string[][]): string {
   const line = (cells: string[], fmt: (s: string, w: number) => string): string => '│ ' + widths.map((w, i) => fmt(cells[i] ?? '', w)).join(' │ ') + ' │';
   const left = (s: string, w: number): string => s + ' '.repeat(w - width(s));
   return [rule('┌', '┬', '┐'), line(header, center), rule('├', '┼', '┤'), ...rows.map((r) => line(r, left)), rule('└', '┴', '┘')].join('\n') + '\n';
+}
+
+/** A `+---+` / `| a | b |` table (cli/eval-partial.ts) redrawn with box-drawing borders. */
+export function boxRows(ascii: string): string {
+  const lines = ascii.replace(/\n$/, '').split('\n');
+  const first = lines[0] ?? '';
+  if (!first.startsWith('+')) return ascii;
+  const cuts = [...first].flatMap((c, i) => (c === '+' ? [i] : []));
+  const rules = lines.filter((l) => l.startsWith('+')).length;
+  let seen = 0;
+  const out = lines.map((line) => {
+    const chars = [...line];
+    if (line.startsWith('+')) {
+      seen++;
+      const [l, m, r] = seen === 1 ? '┌┬┐' : seen === rules ? '└┴┘' : '├┼┤';
+      return chars.map((c, i) => (c === '-' ? '─' : i === 0 ? l : i === chars.length - 1 ? r : cuts.includes(i) ? m : c)).join('');
+    }
+    return chars.map((c, i) => (cuts.includes(i) && c === '|' ? '│' : c)).join('');
+  });
+  return out.join('\n') + '\n';
 }
 
 /** The banner printed when the REPL starts (followed by an empty line, as OPA's Fprintln). */
@@ -117,10 +138,19 @@ For example:
 	> is_post
 	true`,
   partial: `Partial evaluation evaluates a query with some documents (input, or refs
-under data) left unknown, and returns the queries that remain.
+under data) left unknown, and prints the queries that remain: each is true
+exactly when the unknown documents make it true.
 
-The REPL's 'unknown' command is accepted but partial evaluation is not
-available in it: use 'regent eval --partial -u input <query>' instead.`,
+For example:
+
+	> allowed_methods := ["GET", "HEAD"]
+
+	# Treat the input document as unknown, and partially evaluate a query.
+	> unknown input
+	> method := allowed_methods[i]; input.method == method
+
+	# 'unknown' with no arguments turns partial evaluation off.
+	> unknown`,
 };
 
 /** `help <topic>`, or undefined for an unknown topic. */

@@ -5,9 +5,9 @@
 // (end of input again, an empty answer or `y` exits), as OPA's liner loop does.
 // Commands (only at the start of a statement): show [debug], unset, unset-package,
 // json, pretty, pretty-limit, trace [mode], notes, fails, strict-builtin-errors,
-// dump [path], help [topic], exit; metrics, instrument, profile, types, unknown and
-// target are accepted (show debug reports them) and print a note that Regent's REPL
-// does not implement them. Everything else is a statement (cli/repl-session.ts).
+// dump [path], help [topic], unknown [refs] (partial evaluation, as `eval --partial`),
+// exit; metrics, instrument, profile, types and target are accepted (show debug
+// reports them) and print a note that Regent's REPL does not implement them. Everything else is a statement (cli/repl-session.ts).
 // Output goes to stdout, errors included (OPA's REPL writes both to its output);
 // `print()` too. `-w/--watch` reloads the paths on change (cli/run-watch.ts) and
 // prints `# reloaded files (took …)` as OPA does. On a terminal, lines are edited with
@@ -18,7 +18,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorsJSON, errorsText, resultJSON, toJSON, toOutputErrors, type IO } from './output.js';
 import { ReplSession, type ExplainSetting } from './repl-session.js';
-import { banner, goDuration, helpText, prettyRows, topicText } from './repl-output.js';
+import { banner, boxRows, goDuration, helpText, prettyRows, topicText } from './repl-output.js';
 import { watchPaths } from './run-watch.js';
 
 export interface ReplOptions {
@@ -31,8 +31,9 @@ export interface ReplOptions {
 }
 
 const EXIT_PROMPT = 'Do you want to exit ([y]/n)? ';
-const UNSUPPORTED = new Set(['metrics', 'instrument', 'profile', 'types', 'unknown', 'target']);
-const COMMANDS = new Set(['dump', 'json', 'show', 'unset', 'unset-package', 'pretty', 'pretty-limit', 'trace', 'notes', 'fails', 'strict-builtin-errors', 'help', 'exit', ...UNSUPPORTED]);
+const UNSUPPORTED = new Set(['metrics', 'instrument', 'profile', 'types', 'target']);
+const COMMANDS = new Set(['dump', 'json', 'show', 'unset', 'unset-package', 'pretty', 'pretty-limit', 'trace', 'notes', 'fails', 'strict-builtin-errors', 'help', 'exit', 'unknown', ...UNSUPPORTED]);
+const UNKNOWN_USAGE = "usage: unknown <input/data reference> [<input/data reference> [...]] (hint: try 'input')";
 
 class Stop {}
 
@@ -43,6 +44,8 @@ export class Repl {
   prettyLimit = 80;
   strictBuiltinErrors = false;
   explain: ExplainSetting = 'off';
+  /** Refs `unknown` set: queries are partially evaluated while there are any. */
+  unknowns: string[] = [];
   private toggles: Record<string, boolean> = {};
   private buffer: string[] = [];
 
@@ -95,7 +98,23 @@ export class Repl {
     }
     this.buffer = [];
     if (result.kind === 'defined' && this.format !== 'json') this.out(result.messages.map((m) => m + '\n').join(''));
-    if (result.kind === 'query') await this.evaluate(result.prepared);
+    if (result.kind === 'query') await (this.unknowns.length > 0 ? this.partial(result.prepared) : this.evaluate(result.prepared));
+  }
+
+  /** Partial evaluation (`unknown …` set), printed as `regent eval --partial` does, tables boxed as OPA's REPL. */
+  private async partial(p: ReturnType<ReplSession['prepare']>): Promise<void> {
+    const { partialEval } = await import('../compiler/partial/index.js');
+    const { renderPartial } = await import('./eval-partial.js');
+    let outcome: Parameters<typeof renderPartial>[0];
+    try {
+      const r = partialEval(p.policy, p.query, { unknowns: this.unknowns, data: p.data, ...(p.input !== undefined ? { input: p.input } : {}) });
+      outcome = { ok: true, queries: r.queries, support: r.support };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    if (this.format === 'pretty' && outcome.ok && outcome.queries.length === 0) return this.out('undefined\n');
+    const text = renderPartial(outcome, this.format);
+    this.out(this.format === 'pretty' && outcome.ok ? boxRows(text) : text);
   }
 
   private async evaluate(p: ReturnType<ReplSession['prepare']>): Promise<void> {
@@ -147,6 +166,12 @@ export class Repl {
       }
       case 'show':
         return this.show(args);
+      case 'unknown': {
+        if (args.length === 0 && this.unknowns.length === 0) throw new Error(UNKNOWN_USAGE);
+        if (!args.every((a) => /^(input|data)((\.[A-Za-z_][A-Za-z0-9_]*)|\[[^\]]+\])*$/.test(a))) throw new Error(UNKNOWN_USAGE);
+        this.unknowns = args;
+        return;
+      }
       case 'unset':
         return this.unset(args);
       case 'unset-package': {
@@ -167,8 +192,8 @@ export class Repl {
         return this.out(t);
       }
     }
-    // metrics, instrument, profile, types, unknown, target
-    if (op !== 'target' && op !== 'unknown') this.toggles[op] = !this.toggles[op];
+    // metrics, instrument, profile, types, target
+    if (op !== 'target') this.toggles[op] = !this.toggles[op];
     this.out(`warning: '${op}' is not supported by the Regent REPL\n`);
   }
 

@@ -163,6 +163,21 @@ describe('regent run (REPL)', () => {
     expect(out).toContain("> unknown topic 'nope'\n");
   });
 
+  it('partially evaluates with unknown, printing residual queries as OPA does', async () => {
+    const { out } = await transcript([], ['xs := [1,2,3]', 'unknown input', 'data.repl.xs[i] = x; input.x = x', '1 == 2', 'unknown x-1', 'unknown', '1 + 2', 'exit']);
+    expect(out.replace(BANNER, '')).toBe(
+      [
+        "> Rule 'xs' defined in package repl. Type 'show' to see rules.\n",
+        '> > ┌─────────┬─────────────┐\n│ Query 1 │ input.x = 1 │\n│         │ i = 0       │\n│         │ x = 1       │\n├─────────┼─────────────┤\n',
+        '│ Query 2 │ input.x = 2 │\n│         │ i = 1       │\n│         │ x = 2       │\n├─────────┼─────────────┤\n',
+        '│ Query 3 │ input.x = 3 │\n│         │ i = 2       │\n│         │ x = 3       │\n└─────────┴─────────────┘\n',
+        '> undefined\n',
+        "> usage: unknown <input/data reference> [<input/data reference> [...]] (hint: try 'input')\n",
+        '> > 3\n> ',
+      ].join(''),
+    );
+  });
+
   it('reloads the files under -w and prints # reloaded files', async () => {
     const t = tempTree({ 'p.rego': 'package w\n\nv := 1\n' });
     const r = start(['-w', t.dir]);
