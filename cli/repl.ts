@@ -20,6 +20,7 @@ import { errorsJSON, errorsText, resultJSON, toJSON, toOutputErrors, type IO } f
 import { ReplSession, type ExplainSetting } from './repl-session.js';
 import { banner, boxRows, goDuration, helpText, prettyRows, topicText } from './repl-output.js';
 import { watchPaths } from './run-watch.js';
+import { splitPrefix } from './loader.js';
 
 export interface ReplOptions {
   paths: string[];
@@ -275,7 +276,7 @@ export async function runRepl(opts: ReplOptions, io: IO): Promise<number> {
     return r.done ? undefined : (r.value as string);
   };
   const watcher = opts.watch
-    ? watchPaths(opts.paths, async () => {
+    ? watchPaths(opts.paths.map((p) => splitPrefix(p).path), async () => {
         const t0 = performance.now();
         try {
           await repl.session.load();

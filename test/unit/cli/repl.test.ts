@@ -178,17 +178,21 @@ describe('regent run (REPL)', () => {
     );
   });
 
-  it('reloads the files under -w and prints # reloaded files', async () => {
-    const t = tempTree({ 'p.rego': 'package w\n\nv := 1\n' });
-    const r = start(['-w', t.dir]);
+  it('reloads the files under -w (policies, and input given as repl.input:FILE) and prints # reloaded files', async () => {
+    const t = tempTree({ 'pol/p.rego': 'package w\n\nv := input.n + 1\n', 'in.json': '{"n": 1}' });
+    const r = start(['-w', `repl.input:${join(t.dir, 'in.json')}`, join(t.dir, 'pol')]);
     try {
       await r.waitFor(/> $/);
       r.send('data.w.v');
-      await r.waitFor(/> 1\n> $/);
-      writeFileSync(join(t.dir, 'p.rego'), 'package w\n\nv := 2\n');
-      await r.waitFor(/# reloaded files \(took [0-9.]+(ns|µs|ms|s)\)/);
+      await r.waitFor(/> 2\n> $/);
+      writeFileSync(join(t.dir, 'pol', 'p.rego'), 'package w\n\nv := input.n + 10\n');
+      await r.waitFor(/# reloaded files \(took [0-9.]+(ns|µs|ms|s)\)$/);
       r.send('data.w.v');
-      await r.waitFor(/# reloaded files \(took [^)]+\)2\n> $/);
+      await r.waitFor(/# reloaded files \(took [^)]+\)11\n> $/);
+      writeFileSync(join(t.dir, 'in.json'), '{"n": 5}');
+      await r.waitFor(/11\n> \n# reloaded files \(took [^)]+\)$/);
+      r.send('data.w.v');
+      await r.waitFor(/\)15\n> $/);
       r.send('exit');
       expect(await r.done).toBe(0);
     } finally {
