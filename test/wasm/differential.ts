@@ -1,6 +1,6 @@
 // The Wasm back end as a differential evaluator over the conformance cases: a case
-// whose query is `data.<path> = x` (or just `data.<path>`) is compiled to policy.wasm
-// with that path as the entrypoint and evaluated through a Wasm host (Regent's own,
+// whose query is `data.<path> = x` (or just `data.<path>`, or several joined by `;`) is
+// compiled to policy.wasm with those paths as the entrypoints and evaluated through a Wasm host (Regent's own,
 // or OPA's SDK); the value must equal what the JS back end gives for the same
 // decision. Cases that cannot run on Wasm (another query shape, a compile error, an
 // expected error, a construct the back end refuses) are "unsupported", with reasons.
@@ -18,12 +18,12 @@ export type Verdict =
   | { status: 'hostdiff'; builtins: string[]; want: unknown; got: unknown };
 
 /** A host: load a module, set data, evaluate one entrypoint (0) → result set JSON. */
-export type Host = (wasm: Uint8Array, data: unknown, input: unknown) => Promise<unknown[]>;
+export type Host = (wasm: Uint8Array, data: unknown, input: unknown, entrypoint?: number) => Promise<unknown[]>;
 
-export const regentHost: Host = async (wasm, data, input) => {
+export const regentHost: Host = async (wasm, data, input, entrypoint = 0) => {
   const p = await WasmPolicy.load(wasm);
   p.setData(data ?? {});
-  return p.evaluate(input, 0);
+  return p.evaluate(input, entrypoint);
 };
 
 /** JSON with sorted keys, for comparing values. */
@@ -44,11 +44,12 @@ function inputOf(c: LoadedCase): unknown {
 }
 
 export async function runWasmCase(c: LoadedCase, host: Host = regentHost): Promise<Verdict> {
-  const q = QUERY.exec(c.query);
-  if (!q) return { status: 'unsupported', reason: 'query is not data.<path> = x' };
+  // `data.a.b = x` or several of them joined by `;` (one entrypoint each)
+  const parts = c.query.trim().split(/\s*;\s*|\n+/).filter((x) => x.trim() !== '').map((x) => QUERY.exec(x));
+  if (parts.length === 0 || parts.some((x) => !x)) return { status: 'unsupported', reason: 'query is not data.<path> = x' };
   const wantsError = c.want_error !== undefined || c.want_error_code !== undefined;
   if (c.env) return { status: 'unsupported', reason: 'case sets environment variables' };
-  const path = q[1]!.slice(1).split('.');
+  const paths = parts.map((q) => q![1]!.slice(1).split('.'));
   let policy;
   try {
     policy = compile((c.modules ?? []).map((text, i) => ({ file: `mod${i}.rego`, text, v0Compatible: c.v0_compatible })));
@@ -64,21 +65,23 @@ export async function runWasmCase(c: LoadedCase, host: Host = regentHost): Promi
   let want: unknown;
   let jsError = false;
   try {
-    const v = policy.prepareDecision(path)({ input: input === undefined ? undefined : fromJS(input), data: fromJS(c.data ?? {}) });
-    want = v === undefined ? [] : [{ result: toJS(v) }];
+    const vs = paths.map((path) => policy.prepareDecision(path)({ input: input === undefined ? undefined : fromJS(input), data: fromJS(c.data ?? {}) }));
+    want = vs.some((v) => v === undefined) ? [] : vs.map((v) => [{ result: toJS(v!) }]);
   } catch {
     jsError = true;
   }
   let wasm: Uint8Array;
   try {
-    wasm = await compileWasm(policy, [path], { optimize: 0 });
+    wasm = await compileWasm(policy, paths, { optimize: 0 });
   } catch (e) {
     if (e instanceof WasmUnsupportedError) return { status: 'unsupported', reason: e.message };
     return { status: 'unsupported', reason: `wasm compile crash: ${e instanceof Error ? e.message : String(e)}` };
   }
   let got: unknown;
   try {
-    got = await host(wasm, c.data ?? {}, input);
+    const sets: unknown[][] = [];
+    for (let i = 0; i < paths.length; i++) sets.push(await host(wasm, c.data ?? {}, input, i));
+    got = sets.some((r) => r.length === 0) ? [] : sets;
   } catch (e) {
     // both raise an error: what the case wants (error texts differ by design: opa_abort)
     const msg = e instanceof Error ? e.message : String(e);

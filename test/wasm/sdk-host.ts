@@ -30,11 +30,11 @@ export function loadSdkPolicy(wasm: Uint8Array, custom?: Record<string, (...a: u
 }
 
 /** The SDK as a differential host; its thrown strings/objects become Errors. */
-export const sdkHost: Host = async (wasm, data, input) => {
+export const sdkHost: Host = async (wasm, data, input, entrypoint = 0) => {
   try {
     const p = await loadSdkPolicy(wasm);
     p.setData(data ?? {});
-    return p.evaluate(input, 0);
+    return p.evaluate(input, entrypoint);
   } catch (e) {
     if (e instanceof Error) throw e;
     const msg = typeof e === 'string' ? e : (e as { message?: string }).message ?? JSON.stringify(e);
