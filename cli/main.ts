@@ -29,7 +29,7 @@ export const COMMANDS: Record<string, Command> = {
   check: { summary: 'Check Rego source files', run: lazy(async () => (await import('./check.js')).checkCommand) },
   version: { summary: 'Print the version of regent', run: versionCommand },
   help: { summary: 'Help about any command', run: helpCommand },
-  run: { summary: 'Start the server (REST API)', run: lazy(async () => (await import('./run.js')).runCommand) },
+  run: { summary: 'Start Regent in interactive mode (REPL), or as a server with --server', run: lazy(async () => (await import('./run.js')).runCommand) },
   build: { summary: 'Build an OPA bundle', run: lazy(async () => (await import('./build.js')).buildCommand) },
   test: { summary: 'Execute Rego test cases', run: lazy(async () => (await import('./test.js')).testCommand) },
   fmt: { summary: 'Format Rego source files', run: lazy(async () => (await import('./fmt.js')).fmtCommand) },
