@@ -20,6 +20,8 @@ const NATIVE_ARITY: Record<string, number> = {
   'array.concat': 2, union: 1, 'object.get': 3, 'object.union': 2,
   trim: 2, trim_left: 2, trim_right: 2, trim_space: 1, replace: 3, substring: 3, 'array.slice': 3,
   'numbers.range': 2, intersection: 1, 'object.remove': 2, 'object.filter': 2, floor: 1, ceil: 1, round: 1,
+  'base64.encode': 1, 'base64url.encode': 1, 'base64url.encode_no_pad': 1,
+  'bits.and': 2, 'bits.or': 2, 'bits.xor': 2, 'bits.lsh': 2, 'bits.rsh': 2, 'bits.negate': 1,
 };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };

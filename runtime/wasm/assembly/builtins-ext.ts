@@ -4,7 +4,7 @@
 // double or an ASCII-only shortcut could answer differently from the JS back end).
 import {
   T_ARR, T_OBJ, T_SET, T_NUM, numInexact,
-  mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
+  alloc, mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
   tag, len, item, objKey, objVal, numVal, strData, compare, fail, isStr, intOf, runes,
 } from './values';
 import { rtb_split, rtb_concat } from './builtins';
@@ -192,3 +192,57 @@ function rounding(v: usize, op: i32): usize {
 export function rtb_floor(v: usize): usize { return rounding(v, 0); }
 export function rtb_ceil(v: usize): usize { return rounding(v, 1); }
 export function rtb_round(v: usize): usize { return rounding(v, 2); }
+
+// ---------------------------------------------------------------- base64 (encoding) and bits
+
+function b64(s: usize, url: bool, pad: bool): usize {
+  if (!isStr(s)) return 0;
+  const n = len(s);
+  const p = strData(s);
+  const out = alloc(<usize>((n + 2) / 3 * 4));
+  let o: i32 = 0;
+  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const digit = (i: i32, url: bool): u8 => <u8>(i < 62 ? A.charCodeAt(i) : i == 62 ? (url ? 45 : 43) : (url ? 95 : 47));
+  for (let i = 0; i < n; i += 3) {
+    const b0 = <i32>load<u8>(p + i);
+    const b1 = i + 1 < n ? <i32>load<u8>(p + i + 1) : 0;
+    const b2 = i + 2 < n ? <i32>load<u8>(p + i + 2) : 0;
+    store<u8>(out + o++, digit(b0 >> 2, url));
+    store<u8>(out + o++, digit(((b0 & 3) << 4) | (b1 >> 4), url));
+    if (i + 1 < n) store<u8>(out + o++, digit(((b1 & 15) << 2) | (b2 >> 6), url));
+    else if (pad) store<u8>(out + o++, 61);
+    if (i + 2 < n) store<u8>(out + o++, digit(b2 & 63, url));
+    else if (pad) store<u8>(out + o++, 61);
+  }
+  return mkStr(out, o);
+}
+export function rtb_base64_encode(s: usize): usize { return b64(s, false, true); }
+export function rtb_base64url_encode(s: usize): usize { return b64(s, true, true); }
+export function rtb_base64url_encode_no_pad(s: usize): usize { return b64(s, true, false); }
+
+/** bits.and/or/xor/lsh/rsh by op 0..4 on integers (results beyond ±2^53 abort). */
+function bits(a: usize, b: usize, op: i32): usize {
+  if (!intOf(a) || !intOf(b)) return 0;
+  const x = <i64>numVal(a);
+  const y = <i64>numVal(b);
+  let r: i64 = 0;
+  if (op == 0) r = x & y;
+  else if (op == 1) r = x | y;
+  else if (op == 2) r = x ^ y;
+  else {
+    if (y < 0) return 0;
+    if (op == 3) {
+      if (y >= 53) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
+      r = x << y;
+    } else r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
+  }
+  const f = <f64>r;
+  if (Math.abs(f) >= 9007199254740992 || (op == 3 && (r >> y) != x)) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
+  return mkNum(f);
+}
+export function rtb_bits_and(a: usize, b: usize): usize { return bits(a, b, 0); }
+export function rtb_bits_or(a: usize, b: usize): usize { return bits(a, b, 1); }
+export function rtb_bits_xor(a: usize, b: usize): usize { return bits(a, b, 2); }
+export function rtb_bits_lsh(a: usize, b: usize): usize { return bits(a, b, 3); }
+export function rtb_bits_rsh(a: usize, b: usize): usize { return bits(a, b, 4); }
+export function rtb_bits_negate(a: usize): usize { return intOf(a) ? mkNum(<f64>(~(<i64>numVal(a)))) : 0; }
