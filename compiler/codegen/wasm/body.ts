@@ -50,6 +50,8 @@ export abstract class BodyGen {
   protected frame: { base: number; size: number } | undefined;
   /** Inside a comprehension body, where repeated solutions would be visible. */
   protected comprDepth = 0;
+  /** Set-rule scans being inlined around the current point. */
+  private inlineDepth = 0;
   /** Rule bodies may scan set rules inline (repeated members only repeat a solution). */
   inlineSets = false;
 
@@ -72,6 +74,7 @@ export abstract class BodyGen {
     const m = this.m;
     const g = this.L.ir.groups[id]!;
     const out: X[] = [];
+    this.inlineDepth++;
     for (const d of g.defs) {
       const outer = this.frame;
       const base = this.temp();
@@ -88,6 +91,7 @@ export abstract class BodyGen {
       }));
       this.frame = outer;
     }
+    this.inlineDepth--;
     return out;
   }
 
@@ -95,6 +99,8 @@ export abstract class BodyGen {
     if (!this.inlineSets || this.comprDepth > 0 || e.k !== 'rule') return undefined;
     const g = this.L.ir.groups[e.group]!;
     if (g.kind !== 'set' || g.leafSet || g.defs.some((d) => d.else || d.keys.length > 0 || d.params.length > 0)) return undefined;
+    // the rest of the block is compiled once per definition: keep that from multiplying
+    if (g.defs.length > 2 || this.inlineDepth >= 2) return undefined;
     return g.id;
   }
 

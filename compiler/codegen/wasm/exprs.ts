@@ -146,7 +146,7 @@ export class FnGen extends BodyGen {
       case 'vdoc':
         return this.checked(m.call(L.nodeFn(e.node), [], I32), fail);
       case 'vdocdot':
-        return this.checked(this.rt('rt_dot', [this.checked(m.call(L.nodeFn(e.node), [], I32), fail), this.expr(e.key, fail)]), fail);
+        return this.checked(m.call(L.nodeKeyFn(e.node), [this.expr(e.key, fail)], I32), fail);
       case 'dot':
         return this.checked(this.rt('rt_dot', [this.expr(e.base, fail), this.expr(e.key, fail)]), fail);
       case 'call':

@@ -15,7 +15,7 @@ import { RObject, RSet, keyOf } from '../../../runtime/value/collections.js';
 import { BigNum, formatNumber } from '../../../runtime/value/number.js';
 import { FnGen } from './exprs.js';
 import { WasmUnsupportedError } from './errors.js';
-import { emitGroup, emitNode } from './rules.js';
+import { emitGroup, emitNode, emitNodeKey } from './rules.js';
 
 const I32 = binaryen.i32;
 type X = binaryen.ExpressionRef;
@@ -165,6 +165,11 @@ export class Linker {
       node = this.ir.nodes[child]!;
     }
     throw new WasmUnsupportedError(`with data.${path.join('.')} over rules`);
+  }
+
+  nodeKeyFn(id: number): string {
+    const name = `dockey${id}`;
+    return this.lazy(name, () => emitNodeKey(this, id, name));
   }
 
   copyFn(): string {

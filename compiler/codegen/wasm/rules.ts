@@ -164,3 +164,41 @@ export function emitNode(L: Linker, id: number, name: string): void {
   }
   m.addFunction(name, binaryen.none, I32, f.varTypes(), m.block(null, out, I32));
 }
+
+/**
+ * `data.<node>[key]` with a key known only at run time: just that child (its rule
+ * value or document), else base data, else the node's object rules; never the whole
+ * document (which may itself read `data[key]`).
+ */
+export function emitNodeKey(L: Linker, id: number, name: string): void {
+  const m = L.m;
+  const node = L.ir.nodes[id]!;
+  const f = new FnGen(L, 1, 1);
+  const key = m.local.get(0, I32);
+  const tmp = f.temp();
+  const out: X[] = [];
+  const ret = (v: X) => [m.local.set(tmp, v), m.if(m.local.get(tmp, I32), m.return(m.local.get(tmp, I32)))];
+  for (const [childName, child] of node.children) {
+    const c = L.ir.nodes[child]!;
+    const groups = c.groups.map((g) => L.ir.groups[g]!);
+    let value: X;
+    if (c.children.size === 0 && groups.length > 0) {
+      if (groups[0]!.kind === 'function') {
+        // a function is not a document: the key is undefined (as in the JS back end)
+        out.push(m.if(f.rt('rt_equal', [key, m.global.get(L.constant(childName), I32)]), m.return(m.i32.const(0))));
+        continue;
+      }
+      value = groups[0]!.kind !== 'object' ? m.call(L.groupFn(groups[0]!.id), [], I32) : m.call(L.nodeFn(child), [], I32);
+    } else value = m.call(L.nodeFn(child), [], I32);
+    out.push(m.if(f.rt('rt_equal', [key, m.global.get(L.constant(childName), I32)]), m.return(value)));
+  }
+  let base: X = f.rt('rt_data', []);
+  for (const seg of node.path) base = f.rt('rt_dot', [base, m.global.get(L.constant(seg), I32)]);
+  out.push(...ret(f.rt('rt_dot_base', [base, key])));
+  for (const g of node.groups.map((i) => L.ir.groups[i]!)) {
+    if (g.kind !== 'object') continue;
+    out.push(...ret(f.rt('rt_dot', [m.call(L.groupFn(g.id), [], I32), key])));
+  }
+  out.push(m.i32.const(0));
+  m.addFunction(name, binaryen.createType([I32]), I32, f.varTypes(), m.block(null, out, I32));
+}
