@@ -69,10 +69,49 @@ export async function runWasmBench(opts: { rounds?: number; time?: number } = {}
   };
 }
 
+/** The ACI policy's create_container decision (shared workloads), JS back end vs Wasm (Regent's host). */
+export async function runAciBench(opts: { rounds?: number; time?: number } = {}) {
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { load } = await import('js-yaml');
+  const { sharedDir } = await import('../test/shared-dir.js');
+  const dir = join(sharedDir(), 'bench-workloads', 'aci');
+  if (!existsSync(join(dir, 'aci.yaml'))) return undefined;
+  type Case = { note: string; modules: string[]; input: unknown; data?: Record<string, unknown>; query: string };
+  const c = (load(readFileSync(join(dir, 'aci.yaml'), 'utf8')) as { cases: Case[] }).cases.find((x) => x.note === 'aci/create_container')!;
+  const policy = compile(c.modules.map((m) => ({ file: m, text: readFileSync(join(dir, m), 'utf8'), v0Compatible: true })), { v0Compatible: true });
+  const path = c.query.replace(/^data\./, '').split('.');
+  const data = { ...(JSON.parse(readFileSync(join(dir, 'data.json'), 'utf8')) as object), ...(c.data ?? {}) };
+  const decide = policy.prepareDecision(path);
+  const dataValue = fromJS(data);
+  const inputValue = fromJS(c.input);
+  const wasm = await compileWasm(policy, [path], { optimize: 2 });
+  const host = await WasmPolicy.load(wasm);
+  host.setData(data);
+  const want = JSON.stringify(toJS(decide({ input: inputValue, data: dataValue }) as Value));
+  if (JSON.stringify(host.evaluate(c.input)[0]?.result) !== want) throw new Error('aci: wasm and JS disagree');
+  const per: Record<string, number[]> = { js: [], wasmRegent: [] };
+  let sink = 0;
+  for (let r = 0; r < (opts.rounds ?? 3); r++) {
+    const bench = new Bench({ time: opts.time ?? 300, warmupTime: 50 });
+    bench.add('js', () => { if (decide({ input: inputValue, data: dataValue }) !== undefined) sink++; });
+    bench.add('wasmRegent', () => { if (host.evaluate(c.input).length > 0) sink++; });
+    await bench.run();
+    for (const task of bench.tasks) per[task.name]!.push((task.result as { latency?: { mean: number } }).latency!.mean * 1e6);
+  }
+  if (sink < 0) console.log(sink);
+  return { sizeBytes: wasm.length, jsNs: median(per.js!), wasmNs: median(per.wasmRegent!), ratio: median(per.wasmRegent!.map((x, k) => x / per.js![k]!)), builtins: host.builtinNames };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = await runWasmBench();
   const ns = r.ns as Record<string, number>;
   console.log(`policy.wasm ${r.sizeBytes} bytes (-O2), compile ${r.compileMs.toFixed(0)} ms, instantiate ${r.instantiateMs.toFixed(2)} ms`);
   console.log(`rbac allow ns/decision: hand-written ${ns.baseline!.toFixed(0)}, JS back end ${ns.js!.toFixed(0)} (${r.ratio.js.toFixed(2)}x), ` +
     `wasm via Regent host ${ns.wasmRegent!.toFixed(0)} (${r.ratio.wasmRegent.toFixed(2)}x), wasm via OPA SDK ${ns.wasmSdk!.toFixed(0)} (${r.ratio.wasmSdk.toFixed(2)}x)`);
+  const aci = await runAciBench();
+  if (aci) {
+    console.log(`aci create_container: JS back end ${(aci.jsNs / 1000).toFixed(1)} µs, wasm via Regent host ${(aci.wasmNs / 1000).toFixed(1)} µs ` +
+      `(${aci.ratio.toFixed(2)}x the JS back end), policy.wasm ${aci.sizeBytes} bytes; host-served builtins: ${aci.builtins.join(', ') || 'none'}`);
+  }
 }
