@@ -10,12 +10,13 @@
 //    replaced (keys that no file defines any more are removed), and bundle paths are
 //    activated again. A file that does not parse or compile leaves the engine as it
 //    was. Each reload logs OPA's `Processed file watch event.` line.
-import { existsSync, readFileSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, extname, relative, sep } from 'node:path';
 import { RObject, readBundle, readBundleDir } from '../runtime/index.js';
 import type { Engine } from '../server/engine/engine.js';
 import type { EngineHost } from '../server/engine/host.js';
 import { checkPathConflicts, rulePaths, type PolicyRecord } from '../server/engine/policies.js';
+import { isBundlePath, walk } from '../server/engine/loader.js';
 import { mergeAt, parseDataFile } from './loader.js';
 import { errorsText, toOutputErrors } from './output.js';
 
@@ -86,22 +87,6 @@ interface Scan {
   rego: Map<string, string>;
   data: RObject;
   bundles: string[];
-}
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith('.')) continue;
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out;
-}
-
-function isBundlePath(path: string, asBundles: boolean): boolean {
-  if (/\.(tar\.gz|tgz)$/.test(path)) return true;
-  return statSync(path).isDirectory() && (asBundles || existsSync(join(path, '.manifest')));
 }
 
 /** Read the paths as the server's loader does (module ids are the file paths). */

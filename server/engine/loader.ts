@@ -20,7 +20,8 @@ export class LoadError extends Error {
 
 const DATA_EXT = new Set(['.json', '.yaml', '.yml']);
 
-function walk(dir: string): string[] {
+/** Every file under a directory, sorted, skipping dot files (as OPA's loader). */
+export function walk(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     if (name.startsWith('.')) continue;
@@ -31,7 +32,8 @@ function walk(dir: string): string[] {
   return out;
 }
 
-function isBundlePath(path: string, asBundles: boolean): boolean {
+/** A path loaded as a bundle: an archive, a directory with a manifest, or any directory with `-b`. */
+export function isBundlePath(path: string, asBundles: boolean): boolean {
   if (/\.(tar\.gz|tgz)$/.test(path)) return true;
   return statSync(path).isDirectory() && (asBundles || existsSync(join(path, '.manifest')));
 }
