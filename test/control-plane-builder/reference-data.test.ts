@@ -4,53 +4,15 @@
 // source with a prefix, the SQL hash revision), against the reference's goldens
 // (build_http_transform*, build_revision_http_hashsum, build_empty_source_prefix,
 // build_revision_sql_hashsum).
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, regent, startServer, tarList, tarRead, workDir, writeAll, type Running } from './blackbox.js';
+import { describe, expect, it } from 'vitest';
+import { e2eService, referenceCases } from './reference-cases.js';
+import { freePort, startServer, tarList, tarRead, type Running } from './blackbox.js';
 
-let root: string;
-let cleanup: () => Promise<void>;
-let http: Server;
-let endpoint: string;
-let n = 0;
 const running: Running[] = [];
-
-/** The e2e scripts' HTTP server: /users, and /headers echoing the request headers as Go's http.Header JSON. */
-function e2eServer(): Server {
-  return createServer((req, res) => {
-    if (req.url === '/users') return res.end('{"users":[{"id":"alice","roles":["admin","editor"]},{"id":"bob","roles":["viewer"]}]}\n');
-    if (req.url === '/headers') {
-      const h: Record<string, string[]> = {};
-      for (const [k, v] of Object.entries(req.headers)) {
-        const name = k.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('-');
-        h[name] = Array.isArray(v) ? v : [String(v)];
-      }
-      return res.end(JSON.stringify(h));
-    }
-    res.writeHead(404).end();
-  });
-}
-
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await workDir('regent-refdata-'));
-  http = e2eServer();
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  endpoint = `127.0.0.1:${(http.address() as { port: number }).port}`;
-});
-afterAll(async () => {
+const { caseDir, build } = referenceCases('regent-refdata-', e2eService, async () => {
   for (const r of running) await r.stop();
-  await new Promise((r) => http.close(r));
-  await cleanup();
 });
-
-async function caseDir(files: Record<string, string>): Promise<string> {
-  const dir = join(root, `case${n++}`);
-  await writeAll(dir, files);
-  return dir;
-}
-
-const build = (dir: string) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp'], dir, { HTTP_ENDPOINT: endpoint });
 const OK = { code: 0, stdout: '', stderr: '1/1 bundles built and pushed successfully\n' };
 
 describe('HTTP datasources', () => {

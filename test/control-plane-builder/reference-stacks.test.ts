@@ -4,35 +4,12 @@
 // from git, and a revision over missing metadata. Roots follow the reference's
 // order: requirement lists in source creation order (its database returns them
 // by source id), stacks in name order (issue 13 item 1).
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitInit, regent, tarList, tarRead, workDir, writeAll } from './blackbox.js';
+import { describe, expect, it } from 'vitest';
+import { referenceCases } from './reference-cases.js';
+import { gitInit, tarList, tarRead } from './blackbox.js';
 
-let root: string;
-let cleanup: () => Promise<void>;
-let http: Server;
-let endpoint: string;
-let n = 0;
-
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await workDir('regent-refstk-'));
-  http = createServer((req, res) => res.end(JSON.stringify({ 'User-Agent': [req.headers['user-agent'] ?? ''] }) + '\n'));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  endpoint = `127.0.0.1:${(http.address() as { port: number }).port}`;
-});
-afterAll(async () => {
-  await new Promise((r) => http.close(r));
-  await cleanup();
-});
-
-async function caseDir(files: Record<string, string>): Promise<string> {
-  const dir = join(root, `case${n++}`);
-  await writeAll(dir, files);
-  return dir;
-}
-
-const build = (dir: string, ...extra: string[]) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp', ...extra], dir, { HTTP_ENDPOINT: endpoint });
+const { caseDir, build } = referenceCases('regent-refstk-', (req, res) => res.end(JSON.stringify({ 'User-Agent': [req.headers['user-agent'] ?? ''] }) + '\n'));
 
 const GLOBAL_DATA = {
   'data/common/foo/foo.json': '{ "foo": true }\n',

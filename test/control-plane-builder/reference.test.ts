@@ -5,40 +5,12 @@
 // where the goldens only match a pattern, with the text the reference's code
 // prints (control-plane-behaviors.md; server/control-plane/README.md). Issue 13
 // items 1–7 and 9; run mode (items 8, 11) is reference-run.test.ts.
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitInit, regent, tarList, tarRead, workDir, writeAll } from './blackbox.js';
+import { describe, expect, it } from 'vitest';
+import { referenceCases } from './reference-cases.js';
+import { gitInit, regent, tarList, tarRead } from './blackbox.js';
 
-let root: string;
-let cleanup: () => Promise<void>;
-let http: Server;
-let httpEndpoint: string;
-let n = 0;
-
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await workDir('regent-ref-'));
-  // The txtar scripts' $HTTP_ENDPOINT: GET /users.
-  http = createServer((req, res) => {
-    if (req.url === '/users') res.end('{"users":[{"id":"alice","roles":["admin","editor"]},{"id":"bob","roles":["viewer"]}]}\n');
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  httpEndpoint = `127.0.0.1:${(http.address() as { port: number }).port}`;
-});
-afterAll(async () => {
-  await new Promise((r) => http.close(r));
-  await cleanup();
-});
-
-/** A fresh work directory with the case's files. */
-async function caseDir(files: Record<string, string>): Promise<string> {
-  const dir = join(root, `case${n++}`);
-  await writeAll(dir, files);
-  return dir;
-}
-
-const build = (dir: string, ...extra: string[]) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp', ...extra], dir, { HTTP_ENDPOINT: httpEndpoint });
+const { caseDir, build } = referenceCases('regent-ref-');
 
 const BASIC = {
   'data/common.json': '{ "common": true }\n',
