@@ -14,6 +14,8 @@ export interface ReferenceCases {
   build(dir: string, ...extra: string[]): Promise<Run>;
   /** host:port of the stand-in HTTP service. */
   endpoint(): string;
+  /** The work folder holding every case folder. */
+  root(): string;
 }
 
 /** The e2e scripts' HTTP service: /users, and /headers echoing the request headers as Go's http.Header JSON. */
@@ -56,5 +58,6 @@ export function referenceCases(prefix: string, service: RequestListener = e2eSer
     },
     build: (dir, ...extra) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp', ...extra], dir, { HTTP_ENDPOINT: endpoint }),
     endpoint: () => endpoint,
+    root: () => root,
   };
 }

@@ -4,25 +4,12 @@
 // message `failed to build a bundle "<name>": …` of --non-interactive, OPA's
 // `N error(s) occurred` text, one `load config failed:` prefix, the Rego v1
 // hint, help texts that end with a newline and exit 0.
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { referenceCases } from './reference-cases.js';
 import { COMMANDS, main } from '../../cli/main.js';
-import { regent, workDir, writeAll } from './blackbox.js';
+import { regent } from './blackbox.js';
 
-let root: string;
-let cleanup: () => Promise<void>;
-let n = 0;
-
-beforeAll(async () => ({ dir: root, cleanup } = await workDir('regent-referr-')));
-afterAll(() => cleanup());
-
-async function caseDir(files: Record<string, string>): Promise<string> {
-  const dir = join(root, `case${n++}`);
-  await writeAll(dir, files);
-  return dir;
-}
-
-const build = (dir: string, ...extra: string[]) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp', ...extra], dir);
+const { caseDir, build, root } = referenceCases('regent-referr-');
 
 const bundleWith = (rego: string) => ({
   'files/sources/invalid-rego/rules/rules.rego': rego,
@@ -119,14 +106,14 @@ describe('item 9: Rego v1 without a declaration', () => {
 describe('help and exit codes', () => {
   it('control-plane run --help and build --help print help ending with a newline; exit 0', async () => {
     for (const sub of ['run', 'build']) {
-      const r = await regent(['control-plane', sub, '--help'], root);
+      const r = await regent(['control-plane', sub, '--help'], root());
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).toMatch(/^Usage:/);
       expect(r.stdout.endsWith('\n')).toBe(true);
       expect(r.stdout.endsWith('\n\n')).toBe(false);
     }
-    const top = await regent(['control-plane', '--help'], root);
+    const top = await regent(['control-plane', '--help'], root());
     expect(top.code).toBe(0);
     expect(top.stdout.endsWith('\n')).toBe(true);
   });
@@ -142,10 +129,10 @@ describe('help and exit codes', () => {
   });
 
   it('`regent run` accepts --disable-telemetry as a no-op', async () => {
-    const r = await regent(['run', '--server', '--disable-telemetry', '--help'], root);
+    const r = await regent(['run', '--server', '--disable-telemetry', '--help'], root());
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--disable-telemetry');
-    const bad = await regent(['run', '--server', '--no-such-flag', '--help'], root);
+    const bad = await regent(['run', '--server', '--no-such-flag', '--help'], root());
     expect(bad.code).toBe(2);
   });
 });

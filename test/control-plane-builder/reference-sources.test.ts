@@ -5,23 +5,11 @@
 // build_path_globs, build_empty_dir_source_prefix, run_git_bundle_build).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, gitInit, regent, startServer, tarList, tarRead, workDir, writeAll } from './blackbox.js';
+import { describe, expect, it } from 'vitest';
+import { referenceCases } from './reference-cases.js';
+import { freePort, gitInit, startServer, tarList, tarRead } from './blackbox.js';
 
-let root: string;
-let cleanup: () => Promise<void>;
-let n = 0;
-
-beforeAll(async () => ({ dir: root, cleanup } = await workDir('regent-refsrc-')));
-afterAll(() => cleanup());
-
-async function caseDir(files: Record<string, string>): Promise<string> {
-  const dir = join(root, `case${n++}`);
-  await writeAll(dir, files);
-  return dir;
-}
-
-const build = (dir: string, ...extra: string[]) => regent(['control-plane', 'build', '--config', 'config.d/bundle.yml', '--data-dir', 'tmp', ...extra], dir);
+const { caseDir, build } = referenceCases('regent-refsrc-');
 
 describe('source files', () => {
   it('bundle excluded_files win over listed paths (build_globs)', async () => {
