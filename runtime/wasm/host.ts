@@ -13,6 +13,14 @@ export class WasmAbortError extends Error {
   readonly code = 'eval_wasm_abort';
 }
 
+/** Per-evaluation options of Regent's host (what host-served builtins see). */
+export interface WasmEvalOptions {
+  /** Builtin errors raise instead of making the call undefined (strict-builtin-errors). */
+  strictBuiltinErrors?: boolean;
+  /** Receives print() output of host-served builtins. */
+  print?: (message: string) => void;
+}
+
 export interface WasmHostOptions {
   /** Initial memory in 64 KiB pages (default 5, as the SDK). */
   initialPages?: number;
@@ -46,6 +54,10 @@ export class WasmPolicy {
   builtinNames: string[] = [];
   /** The highest heap pointer seen after an evaluation (bytes), for memory reports. */
   heapHighWater = 0;
+  /** Options of the evaluation in progress (host-served builtins read them). */
+  private evalOpts: WasmEvalOptions = {};
+  /** The builtin context of the evaluation in progress (one per evaluation: its cache and clock). */
+  private ctx: BuiltinContext | undefined;
 
   private constructor(
     readonly x: Exports,
@@ -67,10 +79,6 @@ export class WasmPolicy {
       while (b[end] !== 0) end++;
       return new TextDecoder().decode(b.subarray(addr, end));
     };
-    const ctx: BuiltinContext = {
-      strict: false, cache: new Map(), nowNs: BigInt(Date.now()) * 1_000_000n,
-      print: () => {}, runtime: fromJS({}), extras: {},
-    };
     const builtin = (id: number, ...args: number[]): number => {
       const p = self!;
       const name = ids[id]!;
@@ -82,7 +90,7 @@ export class WasmPolicy {
       // Regent's registry: exact values both ways (Rego value text, sets kept)
       const def = getBuiltin(name);
       if (!def) throw new WasmAbortError(`not implemented: built-in function ${name}`);
-      const v = callBuiltin(def, args.map((a) => parseValueText(p.rawText(p.x.opa_value_dump!(a)))), ctx);
+      const v = callBuiltin(def, args.map((a) => parseValueText(p.rawText(p.x.opa_value_dump!(a)))), p.builtinContext());
       return v === undefined ? 0 : p.loadText(formatTerm(v));
     };
     const env = {
@@ -139,32 +147,94 @@ export class WasmPolicy {
 
   /** Replace the data document (JSON). A bad document leaves the previous one in place. */
   setData(data: unknown): void {
-    this.x.opa_heap_ptr_set!(this.baseHeap);
+    this.setDataText(JSON.stringify(data));
+  }
+
+  /** The builtin context of the current evaluation, made on the first host-served call. */
+  builtinContext(): BuiltinContext {
+    this.ctx ??= {
+      strict: this.evalOpts.strictBuiltinErrors === true, cache: new Map(), nowNs: BigInt(Date.now()) * 1_000_000n,
+      print: this.evalOpts.print ?? (() => {}), runtime: fromJS({}), extras: {},
+    };
+    return this.ctx;
+  }
+
+  /** Replace the data document from JSON (or Rego value) text; a bad document leaves the previous one. */
+  setDataText(text: string): void {
+    // Parsed once above the current data (so a failure leaves it intact), then again
+    // from the base, which cannot fail now, so the old document's memory is reused.
+    this.x.opa_heap_ptr_set!(this.dataHeap);
     try {
-      this.data = this.loadJSON(data);
-    } catch (e) {
+      this.loadText(text);
+    } finally {
       this.x.opa_heap_ptr_set!(this.dataHeap);
-      throw e;
     }
+    this.x.opa_heap_ptr_set!(this.baseHeap);
+    this.data = this.loadText(text);
     this.dataHeap = this.x.opa_heap_ptr_get!();
+  }
+
+  /**
+   * Put `valueText` at `path` in the data (`opa_value_add_path`: missing objects on the
+   * way are made). False when the module refuses (a non-object on the way, an empty path).
+   * The old value stays in memory until the next setData (the heap is a bump allocator).
+   */
+  addPath(path: string[], valueText: string): boolean {
+    this.x.opa_heap_ptr_set!(this.dataHeap);
+    try {
+      const v = this.loadText(valueText);
+      const p = this.loadJSON(path);
+      if (this.x.opa_value_add_path!(this.data, p, v) !== 0) return false;
+    } finally {
+      this.dataHeap = this.x.opa_heap_ptr_get!();
+    }
+    return true;
+  }
+
+  /** Remove the value at `path` from the data (`opa_value_remove_path`); false when refused. */
+  removePath(path: string[]): boolean {
+    this.x.opa_heap_ptr_set!(this.dataHeap);
+    try {
+      return this.x.opa_value_remove_path!(this.data, this.loadJSON(path)) === 0;
+    } finally {
+      this.dataHeap = this.x.opa_heap_ptr_get!();
+    }
+  }
+
+  /** Bytes the data document (and the garbage of path writes since the last setData) occupies. */
+  get dataBytes(): number {
+    return this.dataHeap - this.baseHeap;
   }
 
   /** The result set `[{"result": …}]` (or `[]`) of one entrypoint, by name or number. */
   evaluate(input: unknown, entrypoint: string | number = 0): { result: unknown }[] {
+    return JSON.parse(this.evaluateText(input === undefined ? undefined : JSON.stringify(input), entrypoint)) as { result: unknown }[];
+  }
+
+  /**
+   * One entrypoint on input given as JSON text (undefined: no input); returns the
+   * result set as the module's JSON text, `[{"result": …}]` or `[]`.
+   */
+  evaluateText(inputText: string | undefined, entrypoint: string | number = 0, opts: WasmEvalOptions = {}): string {
     const ep = typeof entrypoint === 'number' ? entrypoint : this.entrypoints[entrypoint];
     if (ep === undefined) throw new Error(`entrypoint ${String(entrypoint)} is not valid in this instance`);
     let inputAddr = 0;
     let inputLen = 0;
-    if (input !== undefined) {
+    if (inputText !== undefined) {
       // encode straight into linear memory just after the data (grown when needed)
-      const text = JSON.stringify(input);
       inputAddr = this.dataHeap;
-      const need = inputAddr + text.length * 3 - this.mem.buffer.byteLength;
+      const need = inputAddr + inputText.length * 3 - this.mem.buffer.byteLength;
       if (need > 0) this.mem.grow(Math.ceil(need / 65536));
-      inputLen = ENCODER.encodeInto(text, this.bytes().subarray(inputAddr)).written;
+      inputLen = ENCODER.encodeInto(inputText, this.bytes().subarray(inputAddr)).written;
     }
-    const ret = this.x.opa_eval!(0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
-    this.heapHighWater = Math.max(this.heapHighWater, this.x.opa_heap_ptr_get!());
-    return JSON.parse(this.rawText(ret)) as { result: unknown }[];
+    this.evalOpts = opts;
+    this.ctx = undefined;
+    try {
+      const ret = this.x.opa_eval!(0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
+      this.heapHighWater = Math.max(this.heapHighWater, this.x.opa_heap_ptr_get!());
+      return this.rawText(ret);
+    } finally {
+      this.ctx = undefined;
+    }
   }
 }
