@@ -1,0 +1,94 @@
+// Kubernetes admission workload (warm, in process): three gatekeeper-library templates
+// (general/requiredlabels, general/allowedrepos, general/containerlimits with its
+// lib.exempt_container library), read from ../shared/rego-corpus/gatekeeper-library and
+// compiled as v0 Rego, each deciding `violation` over 32 pod AdmissionReviews
+// (bench/fixtures/admission/reviews.ts). Baseline: the same decisions written by hand
+// (bench/fixtures/admission/hand-written.ts). Every review's result is checked against
+// the hand-written function first (JS back end and Wasm), then both are timed in
+// alternating rounds. Run alone: npx tsx bench/admission.bench.ts
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compile } from '../compiler/index.js';
+import { fromJS, toJS, type Value } from '../runtime/index.js';
+import { sharedDir } from '../test/shared-dir.js';
+import { allowedRepos, containerLimits, requiredLabels } from './fixtures/admission/hand-written.js';
+import { allowedReposParams, containerLimitsParams, makeReviews, requiredLabelsParams, type AdmissionInput } from './fixtures/admission/reviews.js';
+import { alternateRounds, canonical, loadWasm, type Row } from './timing.js';
+
+interface Template {
+  name: string;
+  files: string[];
+  pkg: string;
+  params: Record<string, unknown>;
+  handWritten: (i: AdmissionInput) => unknown[];
+}
+
+const TEMPLATES: Template[] = [
+  { name: 'requiredlabels', files: ['general/requiredlabels/src.rego'], pkg: 'k8srequiredlabels', params: requiredLabelsParams, handWritten: requiredLabels },
+  { name: 'allowedrepos', files: ['general/allowedrepos/src.rego'], pkg: 'k8sallowedrepos', params: allowedReposParams, handWritten: allowedRepos },
+  {
+    name: 'containerlimits',
+    files: ['general/containerlimits/src.rego', 'general/containerlimits/lib_exempt_container.rego'],
+    pkg: 'k8scontainerlimits',
+    params: containerLimitsParams,
+    handWritten: containerLimits,
+  },
+];
+
+/** A violation set as comparable text: members in canonical order. */
+const setText = (xs: unknown): string => canonical((xs as unknown[]).map(canonical).sort());
+
+export async function runAdmissionBench(opts: { rounds?: number; time?: number; log?: (s: string) => void } = {}): Promise<Row[]> {
+  const log = opts.log ?? console.log;
+  const root = join(sharedDir(), 'rego-corpus', 'gatekeeper-library', 'src');
+  if (!existsSync(root)) {
+    log(`admission: skipped, ${root} is missing`);
+    return [];
+  }
+  const rows: Row[] = [];
+  for (const t of TEMPLATES) {
+    const policy = compile(t.files.map((f) => ({ file: f, text: readFileSync(join(root, f), 'utf8'), v0Compatible: true })), { v0Compatible: true });
+    const path = [t.pkg, 'violation'];
+    const decide = policy.prepareDecision(path);
+    const reviews = makeReviews(32, t.params);
+    const values = reviews.map((r) => fromJS(r));
+    const empty = fromJS({});
+    let wasm = await loadWasm(policy, [path], {});
+    let fired = 0;
+    reviews.forEach((r, k) => {
+      const want = setText(t.handWritten(r));
+      const got = setText(toJS(decide({ input: values[k]!, data: empty }) as Value) ?? []);
+      if (got !== want) throw new Error(`admission ${t.name}: review ${k} disagrees with the hand-written function\nregent ${got}\nhand   ${want}`);
+      if (want !== '[]') fired++;
+      if ('host' in wasm) {
+        let w: string;
+        try {
+          w = setText(wasm.host.evaluate(r)[0]?.result ?? []);
+        } catch (e) {
+          wasm = { skipped: `review ${k}: ${(e as Error).message}` };
+          return;
+        }
+        if (w !== want) throw new Error(`admission ${t.name} (wasm): review ${k} disagrees\nwasm ${w}\nhand ${want}`);
+      }
+    });
+    if (fired === 0 || fired === reviews.length) throw new Error(`admission ${t.name}: reviews should both pass and fail (${fired} of ${reviews.length} fail)`);
+    let i = 0;
+    let sink = 0;
+    const tasks: Record<string, () => void> = {
+      js: () => { if (decide({ input: values[i++ & 31]!, data: empty }) !== undefined) sink++; },
+      hand: () => { if (t.handWritten(reviews[i++ & 31]!).length >= 0) sink++; },
+    };
+    if ('host' in wasm) tasks.wasm = () => { if (wasm.host.evaluate(reviews[i++ & 31]!).length > 0) sink++; };
+    else log(`admission ${t.name}: no Wasm row (${wasm.skipped})`);
+    const r = await alternateRounds(tasks, 'hand', opts);
+    if (sink < 0) log(String(sink));
+    const base = { baseline: 'hand-written JS', unit: 'ns/decision', baselineValue: r.ns.hand!, target: '—' };
+    rows.push({ ...base, workload: `admission ${t.name} violation (${fired}/32 deny)`, value: r.ns.js!, ratio: r.ratio.js! });
+    if ('host' in wasm) rows.push({ ...base, workload: `admission ${t.name} violation, Wasm`, value: r.ns.wasm!, ratio: r.ratio.wasm! });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of await runAdmissionBench()) console.log(`${r.workload}: ${r.value.toFixed(0)} ns vs ${r.baselineValue.toFixed(0)} ns hand-written, ${r.ratio.toFixed(2)}x`);
+}
