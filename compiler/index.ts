@@ -16,4 +16,8 @@ export { prepareInterpreted, traceQuery, explain, lineage, eventJSON, evalEventJ
 export { strictChecks } from './strict/index.js';
 /** Data filters (SQL / UCAST) from partial-evaluation residuals: compiler/filters. */
 export * as filters from './filters/index.js';
-export { partialEval, parseRootRef, PartialRefError, PartialUnsupported, type PartialEvalOptions, type PartialResult } from './partial/index.js';
+export { partialEval, preparePartial, cachedPartial, parseRootRef, PartialRefError, PartialUnsupported, type PartialEvalOptions, type PartialResult, type PreparedPartial, type PartialRunOptions } from './partial/index.js';
+/** The neutral Backend interface: JS, closures, interpreter or Wasm, chosen in one place (compiler/backend.ts). */
+export { createBackend, createJSBackend, loadWasmBackend, compileSupportedWasm, wasmEntrypoints, pathQuery, WasmBackend, BACKEND_NAMES, type Backend, type BackendName, type BackendOptions, type BackendEvalOptions, type DataWrite, type WasmStats } from './backend.js';
+export { addWasmModule, annotatedEntrypoints } from './codegen/wasm/bundle.js';
+export { annotationValue } from './passes/annotation-set.js';

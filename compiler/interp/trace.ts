@@ -17,7 +17,8 @@ import { formatBody } from '../ast/print.js';
 import { formatTerm as formatValue } from '../../runtime/value/format.js';
 import { bodyJSON, exprJSON, ruleJSON, valueJSON, type IndexOf, type JSONNode } from './node-json.js';
 
-export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note';
+/** `Save`: partial evaluation kept an expression in the residual (OPA's SaveOp). */
+export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note' | 'Save';
 export type ExplainMode = 'notes' | 'fails' | 'full' | 'debug';
 export const EXPLAIN_MODES: readonly ExplainMode[] = ['notes', 'fails', 'full', 'debug'];
 

@@ -20,6 +20,7 @@ import { alwaysDefined, bodyVars, eqExpr, LOC, mkCall, mkExpr, mkRef, PartialUns
 import { bindsOf, localsOf } from './world.js';
 import { canInlineNegation, complementProduct, copyPropagate } from './residual.js';
 import { PartialRules } from './rules.js';
+import { segmentEnd } from '../interp/frames.js';
 
 /** Per statement of a block, the location of the source expression it belongs to. */
 const LOCS = new WeakMap<Block, Location[]>();
@@ -54,9 +55,39 @@ export class PartialEvaluator extends PartialExprs {
 
   block(b: Block, i: number, f: Frame, k: K): boolean {
     if (i >= b.length) return k();
+    if (this.ip.rec && b[i]!.src) return this.traced(b, i, f, k);
     this.world.ctx.tick(); // the deadline (every 1024 steps)
     this.src = srcsOf(b)[i];
     return this.stmt(b[i]!, f, () => this.block(b, i + 1, f, k), locsOf(b)[i]!);
+  }
+
+  /**
+   * With a trace recorder: the statements planned from one source expression as
+   * the interpreter traces them (interp/interpreter.ts): Eval, then Redo after
+   * each solution's continuation, or Fail when there was none.
+   */
+  private traced(b: Block, i: number, f: Frame, k: K): boolean {
+    const rec = this.ip.rec!;
+    const src = b[i]!.src!;
+    const end = segmentEnd(b, i);
+    const q = this.ip.q;
+    const node = { type: 'expr', node: src } as const;
+    rec.emit('Eval', q, f.vals, node, src.loc);
+    let defined = false;
+    const range = (j: number): boolean => {
+      if (j >= end) {
+        defined = true;
+        const stop = this.block(b, end, f, k);
+        if (!stop) rec.emit('Redo', q, f.vals, node, src.loc);
+        return stop;
+      }
+      this.world.ctx.tick();
+      this.src = srcsOf(b)[j];
+      return this.stmt(b[j]!, f, () => range(j + 1), locsOf(b)[j]!);
+    };
+    const stop = range(i);
+    if (!defined) rec.emit('Fail', q, f.vals, node, src.loc);
+    return stop;
   }
 
   private knownStmt(s: Stmt, f: Frame): boolean {

@@ -101,7 +101,9 @@ export abstract class PartialExprs {
   /** Add a residual expression for the rest of this path. */
   save(e: AstExpr, k: K): boolean {
     const s = this.saved;
-    s.push(e.loc.row === 0 && this.curLoc.row !== 0 ? { ...e, loc: this.curLoc } : e);
+    const x = e.loc.row === 0 && this.curLoc.row !== 0 ? { ...e, loc: this.curLoc } : e;
+    s.push(x);
+    this.ip.rec?.emit('Save', this.ip.q, undefined, { type: 'expr', node: x }, x.loc);
     try {
       return k();
     } finally {

@@ -25,6 +25,7 @@ import type { Frame, K, KV } from './exprs.js';
 import { exprVars as exprVarsOf, eqExpr, LOC, mkCall, mkExpr, mkRef, mkVar, PartialUnsupported, Sym, termVars, toTerm, valueToTerm, type PVal } from './terms.js';
 import { copyPropagate } from './residual.js';
 import { isPrefix } from './world.js';
+import { dataRefText } from '../../runtime/value/format.js';
 
 export class PartialRules {
   private readonly inProgress = new Set<number>();
@@ -66,13 +67,43 @@ export class PartialRules {
     try {
       for (const d of g.defs) {
         const f = this.pe.frame(d.frameSize, d.names);
-        const params = (i: number): boolean => (!args || i >= d.params.length ? this.pe.block(d.body, 0, f, () => k(d, f)) : this.pe.match(d.params[i]!, args[i]!, f, () => params(i + 1)));
+        const body = (): boolean => this.traceRule(g, d, f, (kd) => this.pe.block(d.body, 0, f, kd), () => k(d, f));
+        const params = (i: number): boolean => (!args || i >= d.params.length ? body() : this.pe.match(d.params[i]!, args[i]!, f, () => params(i + 1)));
         if (params(0)) return true;
       }
       return false;
     } finally {
       this.inProgress.delete(g.id);
     }
+  }
+
+  /**
+   * An inlined definition's body as a traced child query (Enter/Exit/Redo of the
+   * rule, as interp/rules.ts traces rule bodies). The continuation `k` belongs to
+   * the referring query, so it runs with that query current.
+   */
+  private traceRule(g: RuleGroup, d: RuleDef, f: Frame, run: (k: K) => boolean, k: K): boolean {
+    const ip = this.pe.ip;
+    const rec = ip.rec;
+    if (!rec || !d.src) return run(k);
+    const outer = ip.q;
+    return ip.child([], (q) => {
+      rec.exprIndex.addRule(d.src!);
+      const node = { type: 'rule', node: d.src!, path: dataRefText(g.path) } as const;
+      rec.emit('Enter', q, f.vals, node, d.loc);
+      return run(() => {
+        rec.emit('Exit', q, f.vals, node, d.loc);
+        ip.q = outer;
+        let stop: boolean;
+        try {
+          stop = k();
+        } finally {
+          ip.q = q;
+        }
+        if (!stop) rec.emit('Redo', q, f.vals, node, d.loc);
+        return stop;
+      });
+    });
   }
 
   /** The whole value of a rule group. */

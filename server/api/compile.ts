@@ -5,10 +5,14 @@
 // The query is partially evaluated (compiler/partial) against the engine's policy
 // and data; the reply is `{"result": {"queries": [...], "support": [...]}}` in OPA's
 // AST JSON, each key left out when empty (`{"result": {}}`: never true).
-// Query parameters: pretty, metrics, instrument (timers), explain (an empty
-// trace: partial evaluation records no trace events yet). The evaluation goes
-// through the engine (server/engine: worker pool or in-process) as a task of mode
-// 'partial'.
+// Query parameters (OPA's v1CompilePost): pretty; metrics; instrument (metrics
+// plus the query's compile stage timers, `timer_query_compile_stage_*_ns`, when
+// it is planned: planned queries are cached per policy, query and unknowns);
+// explain=notes|fails|full|debug: the partial evaluation's trace (Enter/Eval/
+// Save/Exit/Redo/Fail/Note events, recorded by compiler/partial with the
+// interpreter's recorder), filtered and rendered as the Query API does
+// (server/engine/explain.ts), lines when pretty. The evaluation goes through the
+// engine (server/engine: worker pool or in-process) as a task of mode 'partial'.
 // Errors: body problems and a missing query 400 invalid_parameter; a query that
 // does not parse 400 "error(s) occurred while parsing query"; one that does not
 // compile (unsafe vars, types) 400 "error(s) occurred while compiling module(s)";
@@ -88,6 +92,9 @@ function regoErrors(e: RegoErrors | RegoError): unknown[] {
 
 async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const params = QueryParams.fromUrl(req.url);
+  const pretty = params.bool('pretty');
+  const explain = params.explain();
+  const instrument = params.bool('instrument');
   const metrics = new RequestMetrics();
   const timers: Record<string, number> = {};
   metrics.add(timers);
@@ -111,8 +118,10 @@ async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
       mode: 'partial',
       partial: { unknowns: body.unknowns, ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}), nondeterministicBuiltins: body.nondeterministicBuiltins },
       strictBuiltinErrors: false,
-      pretty: false,
+      pretty,
       ...(payload ? { input: payload } : {}),
+      ...(explain ? { explain } : {}),
+      ...(instrument ? { instrument: true } : {}),
     },
     exact,
   );
@@ -126,13 +135,14 @@ async function handle(ctx: ServerContext, req: FastifyRequest, reply: FastifyRep
     if (err.kind === 'rego') throw new ApiError(400, 'invalid_parameter', MSG.compileModules, err.errors ?? []);
     throw toApiError(fromWireError(err), 'query');
   }
+  // OPA's CompileResponseV1 field order: result, explanation, metrics.
   const text = stringify(
     {
-      explanation: params.explain() ? [] : undefined,
-      metrics: params.bool('metrics') || params.bool('instrument') ? metrics.snapshot() : undefined,
       result: new RawJSON(outcome.resultText ?? '{}'),
+      explanation: explain ? (outcome.explanation ?? []) : undefined,
+      metrics: params.bool('metrics') || instrument ? metrics.snapshot() : undefined,
     },
-    params.bool('pretty'),
+    pretty,
   );
   return sendJSON(req, reply, 200, text);
 }

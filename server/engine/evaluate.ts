@@ -1,11 +1,14 @@
 // The evaluation core shared by the in-process evaluator and the worker threads:
 // a compiled policy, a base document, a cache of prepared queries (per query, for
 // the current policy generation), and `run`, which evaluates one task and renders
-// its result as JSON text with OPA's timers.
+// its result as JSON text with OPA's timers. The main thread's core may hold a
+// policy the workers compiled (policy-compile.ts) as a lazy one: it is compiled here
+// on first use, and queries that cannot reach a rule (no `data` in their text, such as
+// /health's `x = 1`) run against the empty policy meanwhile.
 import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
-import { bodyToJSON, moduleToJSON, partialEval, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
+import { bodyToJSON, cachedPartial, moduleToJSON, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
 import { RObject, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value } from '../../runtime/index.js';
-import { explainEvaluation } from './explain.js';
+import { explainEvaluation, renderExplanation } from './explain.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
 
 const CACHE_LIMIT = 1000;
@@ -27,8 +30,12 @@ export function decodeInput(input: InputPayload | undefined): Value | undefined 
   return input.kind === 'js' ? fromJS(input.js) : parseJSON(input.text);
 }
 
+/** Empty policies by Rego version, for queries that reach no rule while a lazy policy is not compiled. */
+const emptyCores = new Map<boolean, EvalCore>();
+
 export class EvalCore {
-  private policyValue: CompiledPolicy;
+  private policyValue: CompiledPolicy | undefined;
+  private lazyPolicy: (() => CompiledPolicy) | undefined;
   private cache = new Map<string, PreparedQuery>();
   /** Direct document reads by path (see EvalTask.path), for the current policy. */
   private decisions = new Map<string, ReturnType<CompiledPolicy['prepareDecision']>>();
@@ -42,12 +49,17 @@ export class EvalCore {
   }
 
   get policy(): CompiledPolicy {
+    if (this.policyValue === undefined) {
+      this.policyValue = this.lazyPolicy!();
+      this.lazyPolicy = undefined;
+    }
     return this.policyValue;
   }
 
-  /** Swap the compiled policy; prepared queries of the old one are dropped. */
-  setPolicy(policy: CompiledPolicy): void {
-    this.policyValue = policy;
+  /** Swap the compiled policy (or how to compile it on first use); prepared queries of the old one are dropped. */
+  setPolicy(policy: CompiledPolicy | (() => CompiledPolicy)): void {
+    this.policyValue = typeof policy === 'function' ? undefined : policy;
+    this.lazyPolicy = typeof policy === 'function' ? policy : undefined;
     this.cache = new Map();
     this.decisions = new Map();
   }
@@ -66,7 +78,7 @@ export class EvalCore {
     t = nowNs();
     let prepared: PreparedQuery;
     try {
-      prepared = this.policyValue.prepare(query, instrument && timers ? { stageTimers: timers } : {});
+      prepared = this.policy.prepare(query, instrument && timers ? { stageTimers: timers } : {});
     } catch (e) {
       throw new PhaseError('compile', e);
     }
@@ -78,6 +90,11 @@ export class EvalCore {
 
   /** Evaluate a query and return the raw rows (main-thread helpers: authz, health). */
   evalRows(query: string, input: Value | undefined, strictBuiltinErrors = false, deadline?: number): ResultRow[] {
+    if (this.policyValue === undefined && !/\bdata\b/.test(query)) {
+      let empty = emptyCores.get(this.v0Compatible);
+      if (!empty) emptyCores.set(this.v0Compatible, (empty = new EvalCore(this.v0Compatible)));
+      return empty.evalRows(query, input, strictBuiltinErrors, deadline);
+    }
     const { prepared } = this.prepare(query);
     return prepared.eval({ input, data: this.data, strictBuiltinErrors, deadline });
   }
@@ -89,7 +106,7 @@ export class EvalCore {
     const cacheHit = decide !== undefined;
     if (!decide) {
       const t = nowNs();
-      decide = this.policyValue.prepareDecision(path);
+      decide = this.policy.prepareDecision(path);
       timers.timer_rego_query_compile_ns = since(t);
       if (this.decisions.size >= CACHE_LIMIT) this.decisions.delete(this.decisions.keys().next().value!);
       this.decisions.set(key, decide);
@@ -115,9 +132,14 @@ export class EvalCore {
   private partial(task: EvalTask, input: Value | undefined, timers: Record<string, number>): EvalOutcome {
     const t = nowNs();
     let r;
+    let cacheHit = false;
     try {
       const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
-      r = partialEval(this.policyValue, task.query, { unknowns: ['input'], ...task.partial, ...(input !== undefined ? { input } : {}), data: this.data, ...(deadline ? { deadline } : {}) });
+      // The planned query is cached per policy/query/unknowns/options (compiler/partial);
+      // `instrument` times its compile stages when it is planned.
+      const found = cachedPartial(this.policy, task.query, { unknowns: ['input'], ...task.partial, ...(task.instrument ? { stageTimers: timers } : {}) });
+      cacheHit = found.hit;
+      r = found.prepared.eval({ ...(input !== undefined ? { input } : {}), data: this.data, ...(deadline ? { deadline } : {}), ...(task.explain ? { trace: true } : {}) });
     } catch (e) {
       if (e instanceof PartialRefError) return { timers, cacheHit: false, error: { kind: 'other', phase: 'parse', code: `partial_${e.field}`, message: e.message } };
       if (e instanceof PartialUnsupported) return { timers, cacheHit: false, error: { kind: 'other', phase: 'eval', code: 'partial_unsupported', message: e.message } };
@@ -127,7 +149,9 @@ export class EvalCore {
     const out: Record<string, unknown> = {};
     if (r.queries.length > 0) out.queries = r.queries.map((q) => bodyToJSON(q));
     if (r.support.length > 0) out.support = r.support.map((m) => moduleToJSON(m, { comments: false }));
-    return { timers, cacheHit: false, resultText: stringifyOpaJSON(out, '') };
+    const outcome: EvalOutcome = { timers, cacheHit, resultText: stringifyOpaJSON(out, '') };
+    if (task.explain) outcome.explanation = renderExplanation(r.events ?? [], task.explain, task.pretty);
+    return outcome;
   }
 
   /** Evaluate one task; never throws (errors come back in the outcome). */
@@ -159,7 +183,7 @@ export class EvalCore {
       const outcome: EvalOutcome = { timers, cacheHit, resultText: renderRows(rows, task) };
       if (task.explain) {
         outcome.explanation = explainEvaluation({
-          policy: this.policyValue,
+          policy: this.policy,
           query: task.query,
           input: inputValue,
           data: this.data,

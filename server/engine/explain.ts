@@ -3,7 +3,7 @@
 // The compiled closures emit no events, so the query is re-run by the reference
 // interpreter with tracing on; its events are filtered by mode and returned in
 // OPA's raw form (lower-cased `op`), or as trace lines when `pretty` is set.
-import { eventJSON, explain, prettyTrace, traceQuery, type CompiledPolicy } from '../../compiler/index.js';
+import { eventJSON, explain, prettyTrace, traceQuery, type CompiledPolicy, type TraceEvent } from '../../compiler/index.js';
 import type { Value } from '../../runtime/index.js';
 import type { ExplainMode } from './protocol.js';
 
@@ -25,7 +25,12 @@ export function explainEvaluation(request: ExplainRequest): unknown[] {
     data: request.data,
     strictBuiltinErrors: request.strictBuiltinErrors,
   });
-  const events = explain(traced.events, request.mode);
-  if (request.pretty) return prettyTrace(events).split('\n').filter((l) => l.length > 0);
+  return renderExplanation(traced.events, request.mode, request.pretty);
+}
+
+/** Recorded events filtered by `explain=<mode>`, as events or (pretty) trace lines. Also used for partial evaluation. */
+export function renderExplanation(all: TraceEvent[], mode: ExplainMode, pretty?: boolean): unknown[] {
+  const events = explain(all, mode);
+  if (pretty) return prettyTrace(events).split('\n').filter((l) => l.length > 0);
   return events.map(eventJSON);
 }

@@ -104,9 +104,53 @@ describe('POST /v1/compile', () => {
     const m = (await post({ query: 'input.x > 0' }, '?metrics')).json() as { metrics: Record<string, number> };
     expect(Object.keys(m.metrics)).toEqual(expect.arrayContaining(['timer_rego_partial_eval_ns', 'timer_rego_query_parse_ns', 'timer_server_handler_ns']));
     expect(Object.keys(((await post({ query: 'input.x > 0' }, '?instrument')).json() as { metrics: object }).metrics)).toContain('timer_rego_partial_eval_ns');
-    expect((await post({ query: 'input.x > 0' }, '?explain=full')).json()).toHaveProperty('explanation', []);
     const p = await post({ query: '1 > 0' }, '?pretty=true');
     expect(p.text).toBe('{\n  "result": {\n    "queries": [\n      []\n    ]\n  }\n}\n');
+  });
+
+  it('explains the partial evaluation: full, notes, fails, debug and pretty', async () => {
+    type Ev = { op: string; query_id: number; parent_id: number; type: string; node: unknown; message?: string };
+    const body = { query: 'data.example.allow == true', input: { subject: { clearance_level: 4 } }, unknowns: ['data.reports'] };
+    const full = (await post(body, '?explain=full')).json() as { result: unknown; explanation: Ev[] };
+    expect(full.result).toEqual({ queries: [[GTE]] }); // the trace does not change the result
+    const ops = full.explanation.map((e) => e.op);
+    expect(ops[0]).toBe('enter');
+    expect(full.explanation[0]).toMatchObject({ query_id: 0, parent_id: 0, type: 'body' });
+    expect(ops).toEqual(expect.arrayContaining(['eval', 'save', 'exit', 'redo']));
+    // The inlined rule body is a child query of the query, entered with its rule node.
+    const rule = full.explanation.find((e) => e.op === 'enter' && e.type === 'rule')!;
+    expect(rule.parent_id).toBe(0);
+    expect(rule.query_id).toBeGreaterThan(0);
+    // What partial evaluation kept: the residual comparison, as a Save event.
+    const saves = full.explanation.filter((e) => e.op === 'save').map((e) => JSON.stringify(e.node));
+    expect(saves.some((n) => n.includes('"gte"'))).toBe(true); // 4 >= $t.clearance_level
+    expect(saves.some((n) => n.includes('"reports"'))).toBe(true); // $t = data.reports[$k]
+    expect((await post(body, '?explain=debug')).json()).toHaveProperty('explanation', full.explanation);
+
+    const notes = (await post({ query: 'trace("checked"); input.x > 0' }, '?explain=notes')).json() as { explanation: Ev[] };
+    expect(notes.explanation.map((e) => e.op)).toEqual(['enter', 'note']);
+    expect(notes.explanation[1]!.message).toBe('checked');
+    expect((await post({ query: 'input.x > 0' }, '?explain=notes')).json()).toHaveProperty('explanation', []);
+
+    const fails = (await post({ query: 'input.x > 0; 1 > 2' }, '?explain=fails')).json() as { result: unknown; explanation: Ev[] };
+    expect(fails.result).toEqual({});
+    expect(fails.explanation.at(-1)).toMatchObject({ op: 'fail', type: 'expr' });
+
+    const pretty = (await post(body, '?explain=full&pretty=true')).json() as { explanation: string[] };
+    expect(pretty.explanation[0]).toBe('Enter data.example.allow == true');
+    expect(pretty.explanation.some((l) => /^\| \| Save .*>= /.test(l))).toBe(true);
+    // Result, then explanation, then metrics (OPA's CompileResponseV1 field order).
+    const both = await post({ query: '1 > 0' }, '?explain=full&metrics');
+    expect(Object.keys(both.json() as object)).toEqual(['result', 'explanation', 'metrics']);
+  });
+
+  it('adds the query compile stage timers with instrument when the query is planned', async () => {
+    const first = (await post({ query: 'input.instrumented > 1' }, '?instrument')).json() as { metrics: Record<string, number> };
+    expect(Object.keys(first.metrics)).toEqual(expect.arrayContaining(['timer_query_compile_stage_parse_ns', 'timer_query_compile_stage_resolve_refs_ns', 'timer_query_compile_stage_plan_ns', 'timer_query_compile_stage_check_types_ns', 'timer_rego_partial_eval_ns']));
+    // Planned once: the second request is served from the prepared-query cache.
+    const second = (await post({ query: 'input.instrumented > 1' }, '?instrument')).json() as { metrics: Record<string, number> };
+    expect(second.metrics.counter_server_query_cache_hit).toBe(1);
+    expect(Object.keys(second.metrics).some((k) => k.startsWith('timer_query_compile_stage_'))).toBe(false);
   });
 
   it('answers request errors with OPA codes and messages', async () => {
