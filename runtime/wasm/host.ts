@@ -69,7 +69,16 @@ export class WasmPolicy {
     this.entrypoints = this.dumpJSON(this.x.entrypoints!()) as Record<string, number>;
   }
 
-  static async load(wasm: Uint8Array | WAModule, opts: WasmHostOptions = {}): Promise<WasmPolicy> {
+  static load(wasm: Uint8Array | WAModule, opts: WasmHostOptions = {}): Promise<WasmPolicy> {
+    try {
+      return Promise.resolve(WasmPolicy.loadSync(wasm, opts));
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  /** Instantiate synchronously (Node compiles modules of any size on any thread). */
+  static loadSync(wasm: Uint8Array | WAModule, opts: WasmHostOptions = {}): WasmPolicy {
     const mem = new WA.Memory({ initial: opts.initialPages ?? 5 });
     let self: WasmPolicy | undefined;
     let ids: Record<number, string> = {};
