@@ -13,6 +13,7 @@
 // the query for an unconditional YES. Errors go through api/errors.ts: header and
 // body problems 400 invalid_parameter, fragment/annotation errors 400
 // evaluation_error, translation and target problems 500 internal_error.
+// Successful requests are decision-logged (logFilterDecision, OPA's fields).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { filters as f } from '../../compiler/index.js';
 import * as compiler from '../../compiler/index.js';
@@ -21,7 +22,7 @@ import { documentMember, goTypeMismatch, requestDocument } from './body.js';
 import { readBody } from './body-reader.js';
 import { FilterCaches } from './compile-filters-cache.js';
 import { DECODE, stringList } from './compile.js';
-import { RequestMetrics, type ServerContext } from './context.js';
+import { RequestMetrics, logDecision, newDecisionId, type ServerContext } from './context.js';
 import { badRequest } from './errors.js';
 import { ValueJSON, stringify } from './json.js';
 import { QueryParams, pathSegments } from './params.js';
@@ -49,6 +50,8 @@ export interface FilterRequestBody {
   mappings?: Record<string, unknown> | null;
   targetDialects?: string[];
   maskRule?: string;
+  /** The body's `query` (ignored on this route; logged as OPA logs it). */
+  query?: string;
 }
 
 /** Decode the body as OPA's CompileFiltersRequestV1 (an empty body is an empty request). */
@@ -58,6 +61,7 @@ export function readFilterBody(ctx: ServerContext, req: FastifyRequest): FilterR
   if (typeof doc.js !== 'object' || Array.isArray(doc.js)) throw badRequest(`${DECODE}: ${goTypeMismatch(doc.js, 'Go value of type server.CompileFiltersRequestV1')}`);
   const js = doc.js as Record<string, unknown>;
   const out: FilterRequestBody = {};
+  if (typeof js.query === 'string' && js.query !== '') out.query = js.query;
   const input = documentMember(doc, 'input');
   if (input !== undefined && input.js !== null) out.input = input.exact ?? fromJS(input.js as never);
   const unknowns = stringList(js.unknowns, 'CompileFiltersRequestV1.unknowns');
@@ -186,7 +190,36 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
   const hints = f.typoHints(caches.hintSites(path), body.input, unknowns).map((h) => ({ ...(h.location ? { location: { file: h.location.file, row: h.location.row, col: h.location.col } } : {}), message: h.message }));
   const withMetrics = params.bool('metrics') || params.bool('instrument');
   const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints: hints.length > 0 ? hints : undefined }, params.bool('pretty'));
+  logFilterDecision(ctx, req, body, path, result, unknowns, maskRule, metrics);
   return sendTyped(req, reply, 200, accept, text);
+}
+
+/**
+ * The decision log event of a successful filter request, as OPA's v1CompileFilters
+ * logs it: `path` the URL path (`filters/include`), `query` the body's query if
+ * any, `input` the request input, `result` the reply's result (absent for an
+ * unconditional NO), metrics, and `custom` = {mask_rule, options, type, unknowns}:
+ * the mask rule ref ("" when none), the request options as sent (empty ones
+ * left out), `open-policy-agent/compile`, and the unknowns used (request or
+ * annotations). Failed requests are not logged (OPA returns before logging).
+ */
+function logFilterDecision(ctx: ServerContext, req: FastifyRequest, body: FilterRequestBody, path: string[], result: unknown, unknowns: string[], maskRule: string[] | undefined, metrics: RequestMetrics): void {
+  const decisionId = newDecisionId(ctx);
+  if (decisionId === undefined) return;
+  const options: Record<string, unknown> = {};
+  if (body.disableInlining && body.disableInlining.length > 0) options.disableInlining = body.disableInlining;
+  if (body.mappings && Object.keys(body.mappings).length > 0) options.targetSQLTableMappings = body.mappings;
+  if (body.targetDialects && body.targetDialects.length > 0) options.targetDialects = body.targetDialects;
+  if (body.maskRule !== undefined) options.maskRule = body.maskRule;
+  logDecision(ctx, req, {
+    decisionId,
+    path: path.join('/'),
+    ...(body.query !== undefined ? { query: body.query } : {}),
+    ...(body.input !== undefined ? { inputValue: body.input } : {}),
+    ...(result !== undefined ? { resultText: stringify(result, false) } : {}),
+    metrics: metrics.snapshot(),
+    custom: { mask_rule: maskRule ? f.dataRefText(maskRule) : '', options, type: 'open-policy-agent/compile', unknowns },
+  });
 }
 
 export function registerCompileFilterRoutes(app: FastifyInstance, ctx: ServerContext): FilterCaches {

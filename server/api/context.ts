@@ -81,9 +81,12 @@ export interface DecisionRecord {
   path?: string;
   query?: string;
   input?: ParsedDocument;
+  /** The input as a Rego value, when the handler has no parsed document (data filters). */
+  inputValue?: import('../../runtime/index.js').Value;
   resultText?: string;
   error?: unknown;
   metrics?: Record<string, number>;
+  custom?: Record<string, unknown>;
 }
 
 /** Send a decision log event, when decision logging is on and a logger is attached. */
@@ -94,11 +97,13 @@ export function logDecision(ctx: ServerContext, req: FastifyRequest, d: Decision
   if (d.path !== undefined) event.path = d.path;
   if (d.query !== undefined) event.query = d.query;
   if (d.input !== undefined) event.input = d.input.exact ?? fromJS(d.input.js);
+  else if (d.inputValue !== undefined) event.input = d.inputValue;
   if (d.resultText !== undefined) event.result = parseJSON(d.resultText);
   const active = ctx.host.activeBundles();
   if (active.length > 0) event.bundles = bundleRevisions(active);
   if (d.metrics) event.metrics = d.metrics;
   if (d.error !== undefined) event.error = d.error;
+  if (d.custom !== undefined) event.custom = d.custom;
   // The plugin never rejects (it logs its own failures); a host-provided one might.
   const logged = ctx.plugins.logDecision(event);
   if (logged) logged.catch(() => undefined);

@@ -63,4 +63,6 @@ export interface DecisionEvent {
   erased?: string[];
   masked?: string[];
   error?: unknown;
+  /** Handler-specific extras (OPA's `custom`; the Compile API's filters put type, unknowns, options and mask_rule here). */
+  custom?: Record<string, unknown>;
 }
