@@ -11,6 +11,8 @@
 //                  read bundle statuses
 //   owner          create bundles, sources, secrets
 //   stack_owner    create stacks
+//   engine         (Regent extension) send status reports only; every other
+//                  route answers 403 (checked by the /v1 hook in index.ts)
 // and every principal has every permission on the definitions it created
 // (owner column), except bundle statuses, which need the role permission.
 // Lists of owner/stack_owner callers show only their own definitions.
@@ -53,7 +55,23 @@ export function roleAllows(p: Principal, kind: Kind, action: Action): boolean {
       return action === 'create' && (kind === 'bundle' || kind === 'source' || kind === 'secret');
     case 'stack_owner':
       return action === 'create' && kind === 'stack';
+    case 'engine':
+      return false;
   }
+}
+
+/** Fleet permissions (Regent extension): reading the fleet, sending a status report. */
+export type FleetAction = 'fleet.view' | 'status.report';
+
+/** Whether `p` may read the fleet (administrator, viewer) or report status (administrator, engine). */
+export function fleetAllows(p: Principal, action: FleetAction): boolean {
+  if (action === 'fleet.view') return p.role === 'administrator' || p.role === 'viewer';
+  return p.role === 'administrator' || p.role === 'engine';
+}
+
+/** Throw Forbidden unless `p` has the fleet permission. */
+export function requireFleet(p: Principal, action: FleetAction): void {
+  if (!fleetAllows(p, action)) throw new Forbidden();
 }
 
 /** Whether `p` may do `action` on a definition owned by `owner` (undefined: not stored). */

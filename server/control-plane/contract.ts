@@ -99,6 +99,8 @@ export interface DefinitionStore {
 export interface BuildScheduler {
   /** Definitions changed (all bundles when `bundles` is omitted): rebuild soon. */
   notifyChanged(bundles?: string[]): void;
+  /** Build this bundle now, without the change debounce (`POST /v1/bundles/{b}/rebuild`); optional. */
+  rebuildNow?(bundle: string): void;
   start(): void;
   stop(): Promise<void>;
 }

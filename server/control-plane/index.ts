@@ -6,21 +6,27 @@
 // the server, the scheduler and the database, so tests and the CLI end cleanly.
 // Each instance has its own metrics Registry (metrics.ts), served at /metrics and
 // fed by the /v1 routes, the default scheduler's builds and git syncs, and the
-// SQL storage's statements.
+// SQL storage's statements. Regent extensions: engine status reports at
+// `/status` (and `/v1/status`), the fleet view, rebuild and stacks preview
+// (routes/fleet.ts, routes/preview.ts, fleet/).
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { hasPrincipal, setPrincipal, TokenTable } from './auth.js';
+import { hasPrincipal, principalOf, setPrincipal, TokenTable } from './auth.js';
 import { applyConfig } from './config/apply.js';
-import { InvalidParameter, NotFound, NotReady } from './errors.js';
+import { Forbidden, InvalidParameter, NotFound, NotReady } from './errors.js';
+import { DEFAULT_FLEET_CONFIG } from './fleet/config.js';
 import { ControlPlaneMetrics, instrumentRoutes, registerMetricsRoute } from './metrics.js';
 import { registerBundleRoutes } from './routes/bundles.js';
 import { notifier, sendError, type RouteContext } from './routes/common.js';
+import { isStatusReportRoute, registerFleetRoutes, registerStatusReportRoutes } from './routes/fleet.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerPreviewRoutes } from './routes/preview.js';
 import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSourceRoutes } from './routes/sources.js';
 import { registerStackRoutes } from './routes/stacks.js';
+import { registerUiRoutes } from './routes/ui.js';
 import { Scheduler } from './scheduler.js';
 import { openPostgresStorage } from './storage/postgres.js';
 import { SqlStorage } from './storage/repository.js';
@@ -122,6 +128,15 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   let started = false;
 
   const ctx: RouteContext = { store, notify: notifier(scheduler, app.log), isReady: () => ready, log: app.log };
+  const fleet = config.fleet ?? DEFAULT_FLEET_CONFIG;
+  const rebuild = (bundle: string): void => {
+    if (scheduler?.rebuildNow) scheduler.rebuildNow(bundle);
+    else ctx.notify([bundle]);
+  };
+  const authenticate = async (req: FastifyRequest): Promise<void> => {
+    if (!ready) throw new NotReady();
+    setPrincipal(req, tokens.authenticate(req.headers.authorization));
+  };
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
@@ -132,16 +147,27 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     async (api) => {
       registerHealthRoutes(api, ctx);
       registerMetricsRoute(api, metrics);
+      registerUiRoutes(api); // the dashboard's static files under /ui (no auth; its API calls carry the key)
+      // Engine status reports at OPA's path (`<service url>/status`), outside /v1.
+      await api.register(async (reports) => {
+        reports.addHook('onRequest', async (req: FastifyRequest) => authenticate(req));
+        registerStatusReportRoutes(reports, ctx, fleet, '');
+      });
       await api.register(async (v1) => {
         instrumentRoutes(v1, metrics, hasPrincipal);
         v1.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
-          if (!ready) throw new NotReady();
-          setPrincipal(req, tokens.authenticate(req.headers.authorization));
+          await authenticate(req);
+          // The `engine` role may only send status reports.
+          const url = req.routeOptions.url?.slice(config.apiPrefix.length);
+          if (principalOf(req).role === 'engine' && !isStatusReportRoute(url)) throw new Forbidden();
         });
-        registerBundleRoutes(v1, ctx);
+        registerBundleRoutes(v1, ctx, rebuild);
         registerSourceRoutes(v1, ctx);
         registerStackRoutes(v1, ctx);
         registerSecretRoutes(v1, ctx);
+        registerStatusReportRoutes(v1, ctx, fleet, '/v1');
+        registerFleetRoutes(v1, ctx, fleet);
+        registerPreviewRoutes(v1, ctx);
       });
     },
     { prefix: config.apiPrefix },

@@ -77,6 +77,16 @@ export class Scheduler implements BuildScheduler {
     this.debounce.unref();
   }
 
+  /**
+   * Build `name` now (the rebuild route): no debounce; a build already running is
+   * followed by one more. A bundle the scheduler has not seen yet gets its worker here.
+   */
+  rebuildNow(name: string): void {
+    if (this.stopped) return;
+    this.workerFor(name);
+    this.trigger(name);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.debounce) clearTimeout(this.debounce);

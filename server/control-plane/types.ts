@@ -38,10 +38,13 @@ export interface DefByKind {
   secret: { name: string };
 }
 
-/** Roles a token can carry (config `tokens.<name>.scopes[0].role`). */
-export type Role = 'administrator' | 'viewer' | 'owner' | 'stack_owner';
+/**
+ * Roles a token can carry (config `tokens.<name>.scopes[0].role`). `engine` is a
+ * Regent extension: it may only send status reports (`POST /status`).
+ */
+export type Role = 'administrator' | 'viewer' | 'owner' | 'stack_owner' | 'engine';
 
-export const ROLES: readonly Role[] = ['administrator', 'viewer', 'owner', 'stack_owner'];
+export const ROLES: readonly Role[] = ['administrator', 'viewer', 'owner', 'stack_owner', 'engine'];
 
 /** An authenticated caller: the token name is the principal id. */
 export interface Principal {
@@ -84,6 +87,16 @@ export interface ControlPlaneConfig {
   apiPrefix: string;
   /** The `metrics` key as written (metrics.ts); absent means every metric on. */
   metrics?: MetricsConfig;
+  /** The `fleet` key (Regent extension), durations in ms; absent means the defaults. */
+  fleet?: FleetConfig;
+}
+
+/** Engine status reports (fleet/): when an engine counts as stale, when it is forgotten. */
+export interface FleetConfig {
+  /** `fleet.stale_after` (default 60s). */
+  staleAfterMs: number;
+  /** `fleet.forget_after` (default 168h): engines silent this long are deleted. */
+  forgetAfterMs: number;
 }
 
 /** Options of a list query, after parameter parsing. */

@@ -3,7 +3,9 @@
 // `decision_logs` (upload errors) and `metrics` — and reports it on every
 // change: printed (`console: true`) and/or `POST <service>/status`
 // (`/status/<partition_name>`) as JSON. Changes are coalesced: one sender loop
-// always sends the newest document, backing off after failures.
+// always sends the newest document, backing off after failures. With
+// `heartbeat_seconds` (a Regent extension) an unchanged document is re-sent
+// after that long, so a control plane can mark silent engines stale.
 // `metrics.prometheus` holds the engine registry's metric families (plus the
 // optional inner metrics); `prometheus: true` also registers OPA's status
 // collectors on that registry and updates them on every report (status-metrics.ts).
@@ -24,6 +26,12 @@ export interface StatusConfig {
   prometheus?: boolean;
   /** `prometheus_config.collectors.bundle_loading_duration_ns.buckets`. */
   bundleLoadBuckets?: number[];
+  /**
+   * `heartbeat_seconds` (Regent extension; OPA ignores the key): also send the
+   * current document when nothing changed for this long, so a control plane can
+   * tell a quiet engine from a dead one.
+   */
+  heartbeatMs?: number;
 }
 
 /** Where the status document's `metrics.prometheus` comes from. */
@@ -56,6 +64,11 @@ export function parseStatusConfig(raw: unknown, services: Map<string, ServiceCon
   if (service === undefined && !consoleOn && !prometheus) throw new PluginConfigError('invalid status config: a service or console reporting is required');
   const resource = typeof c.partition_name === 'string' && c.partition_name !== '' ? `/status/${c.partition_name}` : '/status';
   const cfg: StatusConfig = { ...(service !== undefined ? { service } : {}), resource, console: consoleOn, prometheus };
+  if (c.heartbeat_seconds !== undefined && c.heartbeat_seconds !== null) {
+    const hb = c.heartbeat_seconds;
+    if (typeof hb !== 'number' || !(hb > 0)) throw new PluginConfigError('invalid status config: heartbeat_seconds must be a positive number');
+    cfg.heartbeatMs = hb * 1000;
+  }
   const pc = c.prometheus_config as { collectors?: { bundle_loading_duration_ns?: { buckets?: unknown } } } | undefined;
   const buckets = pc?.collectors?.bundle_loading_duration_ns?.buckets;
   if (buckets !== undefined && buckets !== null) {
@@ -135,7 +148,16 @@ export class StatusReporter {
     signal.addEventListener('abort', () => this.wake?.(), { once: true });
     while (!signal.aborted) {
       if (!this.dirty) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        // Wait for a change, or (heartbeat_seconds, with a service) resend the same document.
+        let heartbeat: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          if (this.config.heartbeatMs !== undefined && this.client) {
+            heartbeat = setTimeout(resolve, this.config.heartbeatMs);
+            heartbeat.unref();
+          }
+        });
+        clearTimeout(heartbeat);
         this.wake = undefined;
         if (signal.aborted) return;
       }

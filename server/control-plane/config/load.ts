@@ -14,6 +14,7 @@ import type { ControlPlaneConfig, DatabaseConfig, Role, SourceDef, TokenConfig }
 import { secretValueOf, toBundleDef, toSourceDef, toStackDef } from './definitions.js';
 import { formatSchemaErrors, validateConfig } from './schema.js';
 import { validateMetricsConfig, type MetricsConfig } from '../metrics.js';
+import { fleetConfigOf } from '../fleet/config.js';
 
 type Obj = Record<string, unknown>;
 
@@ -140,6 +141,7 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
       database: databaseOf(c.database as Obj | undefined, env),
       apiPrefix: prefix === '/' ? '' : prefix,
       ...(metrics ? { metrics } : {}),
+      ...(c.fleet ? { fleet: fleetConfigOf(c.fleet as Obj) } : {}),
     };
   } catch (e) {
     if (e instanceof InvalidParameter) throw new ConfigError(`configuration error: ${e.message}`);

@@ -138,6 +138,8 @@ export function configSchema(): Schema {
     },
     true,
   );
+  // fleet (Regent extension): Go durations for engine status reports (fleet/).
+  const fleet = obj({ stale_after: str, forget_after: str }, true);
   const mapOf = (s: Schema): Schema => ({ type: 'object', additionalProperties: s });
   return obj(
     {
@@ -149,6 +151,7 @@ export function configSchema(): Schema {
       database,
       service,
       metrics,
+      fleet,
       metadata: { type: 'object' },
     },
     true,

@@ -16,6 +16,7 @@ import type {
   SourceDef,
   StackDef,
 } from '../types.js';
+import { SqlFleetStore, type FleetStore } from './fleet.js';
 import { migrate } from './migrate.js';
 import { StatusAndData } from './status-data.js';
 import { ConstraintError, expandSecret, type Guard, type SqlDb, type SqlExecutor, type Storage } from './storage.js';
@@ -50,8 +51,11 @@ function refsOf(kind: Kind, def: unknown): RefSet {
 const now = (): string => new Date().toISOString();
 
 export class SqlStorage extends StatusAndData implements Storage {
+  readonly fleet: FleetStore;
+
   constructor(readonly db: SqlDb) {
     super(db);
+    this.fleet = new SqlFleetStore(db);
   }
 
   async migrate(): Promise<void> {

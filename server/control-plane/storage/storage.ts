@@ -5,6 +5,7 @@
 // data documents and status queries. Both back ends (sqlite.ts, postgres.ts)
 // implement `SqlDb`, a minimal async SQL surface; repository.ts holds the one
 // shared implementation of `Storage` on top of it.
+import type { FleetStore } from './fleet.js';
 import type {
   DefByKind,
   DefinitionStore,
@@ -46,6 +47,9 @@ export interface Storage extends DefinitionStore {
 
   listStatuses(bundle: string, revision: string | undefined, limit: number): Promise<StatusRow[]>;
   latestStatus(bundle: string): Promise<StatusRow | undefined>;
+
+  /** Engine status reports (Regent extension, fleet.ts). */
+  readonly fleet: FleetStore;
 }
 
 /** Keep at most this many status records per bundle. */
