@@ -133,7 +133,7 @@ export class BundleWorker {
       for (const w of assembled.warnings) stderr(w + '\n');
       const meta = Object.fromEntries(synced.map((s) => [s.def.name, s.meta]));
       revision = assembled.manifestRevision ?? resolveRevision(def.revision, { bundle: { hash: hashTree(assembled.files) }, sources: meta });
-      const built = await buildBundle(assembled, revision);
+      const built = await buildBundle(assembled, revision, def.options);
       phase = 'PUSH';
       const objectStore = await this.store(def.object_storage);
       if (!objectStore) {

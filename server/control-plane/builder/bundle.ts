@@ -9,7 +9,7 @@
 // writer: `/data.json` and `/.manifest` are Go json.Encoder output (sorted
 // keys, HTML escaping, a trailing newline), modules sorted by path in between.
 import { load as loadYAML } from 'js-yaml';
-import { compile, parseModule, RegoErrors } from '../../../compiler/index.js';
+import { addWasmModule, annotatedEntrypoints, annotationValue, compile, parseModule, RegoErrors, type CompiledPolicy } from '../../../compiler/index.js';
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { fromJS, tarEntries, type Bundle } from '../../../runtime/index.js';
@@ -19,6 +19,7 @@ import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
 import { formatRegoErrors, goJSON, JSONNumber, parseJSONExact } from './gotext.js';
 import { v1Hint } from './rego-version.js';
 import { formatAsOPA } from './mounts.js';
+import { optimizeBundle } from './optimize.js';
 
 export { formatRegoErrors };
 
@@ -31,31 +32,94 @@ export interface BuiltBundle {
 
 type Obj = Record<string, unknown>;
 
-export async function buildBundle(a: Assembled, revision: string): Promise<BuiltBundle> {
+/** A bundle definition's `options` that shape the output (`target`, `optimization.level`). */
+export interface BuildOptions {
+  target?: string;
+  optimization?: { level?: number };
+}
+
+export async function buildBundle(a: Assembled, revision: string, options: BuildOptions = {}): Promise<BuiltBundle> {
   const paths = [...a.files.keys()].sort();
   const modules = paths.filter(isRegoFile).map((p) => ({ path: '/' + p, text: bytesText(a.files.get(p)!) }));
+  const v0 = a.regoVersion === 0;
+  let policy: CompiledPolicy | undefined;
   try {
-    compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: a.regoVersion === 0 });
+    policy = compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: v0 });
   } catch (e) {
     if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}${v1Hint(e, modules, a.regoVersion)}`);
     throw new BuildError(`build: ${messageOf(e)}`);
   }
-  const printed = modules.map((m) => ({ path: m.path, text: formatted(m.text, m.path, a.regoVersion === 0) }));
+  let printed = modules.map((m) => ({ path: m.path, text: formatted(m.text, m.path, v0) }));
   // The first path segment is the source directory, not part of the data path.
   const data = mergeDataFiles([...a.files], (p) => p.slice(p.indexOf('/') + 1), true);
   const dataJSON = goJSON(data);
-  const bundle: Bundle = {
-    manifest: { revision, roots: a.roots, rego_version: a.regoVersion },
-    modules: printed,
-    data: fromJS(JSON.parse(dataJSON)),
-  };
-  const manifest = `{"revision":${goJSON(revision)},"roots":${goJSON(a.roots)},"rego_version":${a.regoVersion}}\n`;
+  const dataValue = fromJS(JSON.parse(dataJSON));
+  const target = options.target ?? 'rego';
+  if (target === 'ir' || target === 'plan') throw new BuildError(`build: target ${JSON.stringify(target)} (OPA's plan.json) is not supported by Regent; use rego or wasm`);
+  const level = options.optimization?.level ?? 0;
+  // Entrypoints come from METADATA `entrypoint: true`, ordered by path as OPA's annotation set.
+  const entrypoints = sortPaths(annotatedEntrypoints(policy));
+  let roots = a.roots;
+  if (level > 0) {
+    try {
+      ({ modules: printed, roots } = optimizeBundle({ modules: printed, data: dataValue, roots, regoVersion: a.regoVersion, entrypoints, level }));
+    } catch (e) {
+      if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}`);
+      throw new BuildError(`build: ${messageOf(e)}`);
+    }
+  }
+  const bundle: Bundle = { manifest: { revision, roots, rego_version: a.regoVersion }, modules: printed, data: dataValue };
+  let wasm = '';
+  if (target === 'wasm') {
+    if (entrypoints.length === 0) throw new BuildError('build: wasm compilation requires at least one entrypoint');
+    try {
+      await addWasmModule(bundle, [], 1);
+    } catch (e) {
+      throw new BuildError(`build: ${messageOf(e)}`);
+    }
+    wasm = `,"wasm":${wasmResolvers(policy, bundle.manifest.wasm as { entrypoint: string; module: string }[])}`;
+  }
+  const manifest = `{"revision":${goJSON(revision)},"roots":${goJSON(roots)}${wasm},"rego_version":${a.regoVersion}}\n`;
   const entries = [
     { path: '/data.json', bytes: Buffer.from(dataJSON + '\n') },
     ...printed.map((m) => ({ path: m.path, bytes: Buffer.from(m.text) })),
+    ...(bundle.wasmModules ?? []).map((w) => ({ path: w.path, bytes: Buffer.from(w.raw) })),
     { path: '/.manifest', bytes: Buffer.from(manifest) },
   ];
   return { bundle, bytes: await gzip(await tarEntries(entries), { level: 9 }) };
+}
+
+function sortPaths(paths: string[]): string[] {
+  const key = (p: string): string[] => p.split('/');
+  return paths.slice().sort((x, y) => {
+    const a = key(x);
+    const b = key(y);
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+    return a.length - b.length;
+  });
+}
+
+/**
+ * The manifest's `wasm` entries as OPA writes them: entrypoint, module, and the
+ * annotations of the entrypoint's rules (none for a package entrypoint), keys
+ * in OPA's struct order.
+ */
+function wasmResolvers(policy: CompiledPolicy, entries: { entrypoint: string; module: string }[]): string {
+  const items = entries.map((e) => {
+    const annotations: unknown[] = [];
+    for (const m of policy.modules) {
+      const pkg = m.package.path.slice(1).map((t) => (t as { value?: unknown }).value).join('/');
+      for (const r of m.rules) {
+        const head = r.head.ref[0];
+        const name = head && head.kind === 'var' ? head.name : undefined;
+        if (name === undefined || `${pkg}/${name}` !== e.entrypoint || r.head.ref.length > 1) continue;
+        for (const an of r.annotations ?? []) annotations.push(annotationValue(an));
+      }
+    }
+    const anns = annotations.length > 0 ? `,"annotations":${goJSON(annotations)}` : '';
+    return `{"entrypoint":${goJSON(e.entrypoint)},"module":${goJSON(e.module)}${anns}}`;
+  });
+  return `[${items.join(',')}]`;
 }
 
 /** One module as OPA prints it into a bundle; the text as written if that fails. */

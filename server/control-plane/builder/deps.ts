@@ -14,7 +14,7 @@ import { stackApplies } from './selector.js';
 
 /** Optional fields some stores carry beyond the contract (OCP's config). */
 export type RequirementX = Requirement & { automount?: boolean };
-export type BundleDefX = BundleDef & { options?: { no_default_stack_mount?: boolean }; rebuild_interval?: string };
+export type BundleDefX = BundleDef & { options?: { no_default_stack_mount?: boolean; target?: string; optimization?: { level?: number } }; rebuild_interval?: string };
 
 export interface BundlePlan {
   /** The synthetic root: the bundle's own and its stacks' requirements. */
