@@ -5,14 +5,16 @@
 //      evaluates it), printed as ratios:
 //        cold: annotations extracted, constraints built, mask rule planned, then
 //              mask evaluation, partial evaluation, checks and SQL translation;
-//        warm: the prepared filter from the cache (what repeated requests do);
+//        warm: the prepared filter from the cache (what repeated requests do),
+//              with the partial-evaluation query planned once (cachedPartial),
+//              and with it re-planned per call (preparePartial each time), as a ratio;
 //   2. HTTP throughput of POST /v1/compile/filters/include (postgresql) against an
 //      empty Fastify route in the same process, autocannon on loopback.
 // Run: npm run bench:filters  (REGENT_BENCH_SECONDS: HTTP run length, default 5;
 // REGENT_BENCH_MS: in-process measuring time per case, default 2000)
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { compile, filters as f } from '../compiler/index.js';
+import { compile, filters as f, preparePartial } from '../compiler/index.js';
 import { fromJS } from '../runtime/index.js';
 import { buildServer } from '../server/index.js';
 import { loadConfig } from '../server/config/config.js';
@@ -61,6 +63,10 @@ function cold(): unknown {
 const ann = f.filterAnnotations(policy.modules, path);
 const prepared = f.prepareFilter(policy, { path, targets, unknowns: ann.unknowns, ...(ann.maskRule ? { maskRule: ann.maskRule } : {}) });
 const warm = (): unknown => f.runFilter(policy, prepared, { input: inputValue, data, partialEval: partialEval! });
+// The same, but the partial-evaluation query re-planned on every call (what partialEval
+// did before planned queries were cached per policy/query/unknowns: preparePartial).
+const replanning: f.PartialEvalFn = (p, q, o) => preparePartial(p, q, o).eval(o);
+const warmReplanned = (): unknown => f.runFilter(policy, prepared, { input: inputValue, data, partialEval: replanning });
 
 const sql = (warm() as f.FilterRun).filters[0]!.query;
 console.log(`filter: ${JSON.stringify(sql)}`);
@@ -73,11 +79,13 @@ if (decision() !== true) throw new Error('the decision row should be included');
 const dNs = nsPerOp(decision);
 const coldNs = nsPerOp(cold);
 const warmNs = nsPerOp(warm);
+const replannedNs = nsPerOp(warmReplanned);
 const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`;
 console.log(`\nin process (${measureMs} ms per case)`);
 console.log(`  decision data.filters.include (one row)   ${us(dNs)}`);
 console.log(`  filter compile, cold                      ${us(coldNs)}   ${(coldNs / dNs).toFixed(1)}× a decision`);
 console.log(`  filter compile, warm (prepared cache)     ${us(warmNs)}   ${(warmNs / dNs).toFixed(1)}× a decision`);
+console.log(`  filter compile, warm, PE query re-planned ${us(replannedNs)}   ${(replannedNs / dNs).toFixed(1)}× a decision   (cached plan: ${(replannedNs / warmNs).toFixed(2)}× faster)`);
 
 // ---------------------------------------------------------------- HTTP
 
