@@ -22,6 +22,12 @@ const NATIVE_ARITY: Record<string, number> = {
   'numbers.range': 2, intersection: 1, 'object.remove': 2, 'object.filter': 2, floor: 1, ceil: 1, round: 1,
   'base64.encode': 1, 'base64url.encode': 1, 'base64url.encode_no_pad': 1,
   'bits.and': 2, 'bits.or': 2, 'bits.xor': 2, 'bits.lsh': 2, 'bits.rsh': 2, 'bits.negate': 1,
+  // runtime/wasm/assembly/natives-strings.ts
+  'strings.any_prefix_match': 2, 'strings.any_suffix_match': 2, 'strings.count': 2, indexof_n: 2,
+  'strings.replace_n': 2, 'strings.split_n': 3, 'strings.reverse': 1, format_int: 2,
+  // runtime/wasm/assembly/natives-collections.ts
+  'object.subset': 2, 'object.union_n': 1, 'array.flatten': 1, 'array.reverse': 1, 'numbers.range_step': 3,
+  'json.filter': 2, 'json.remove': 2, 'graph.reachable': 2, 'graph.reachable_paths': 2,
 };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };

@@ -8,6 +8,7 @@ import {
   tag, len, item, objKey, objVal, numVal, strData, compare, fail, isStr, intOf, runes,
 } from './values';
 import { rtb_split, rtb_concat } from './builtins';
+import { goReplace } from './natives-strings';
 
 // ---------------------------------------------------------------- more strings and collections
 
@@ -38,10 +39,14 @@ export function rtb_trim_left(s: usize, c: usize): usize { return trimBy(s, c, t
 export function rtb_trim_right(s: usize, c: usize): usize { return trimBy(s, c, false, true); }
 export function rtb_trim_space(s: usize): usize { return trimBy(s, 0, true, true); }
 
-/** replace(s, old, new): every occurrence (Go strings.ReplaceAll; an empty `old` is left to the host). */
+/** replace(s, old, new): every occurrence (Go strings.ReplaceAll; an empty `old` inserts between code points). */
 export function rtb_replace(s: usize, o: usize, n: usize): usize {
   if (!isStr(s) || !isStr(o) || !isStr(n)) return 0;
-  if (len(o) == 0) { fail('not supported on wasm: replace with an empty pattern'); return 0; }
+  if (len(o) == 0) {
+    const pats = mkObj();
+    objPut(pats, o, n);
+    return goReplace(pats, s);
+  }
   const parts = rtb_split(s, o);
   return rtb_concat(n, parts);
 }

@@ -12,6 +12,8 @@ import {
 import { parseJSON, textToF64, inexactText } from './json';
 export * from './builtins';
 export * from './builtins-ext';
+export * from './natives-strings';
+export * from './natives-collections';
 import { dumpJSON, dumpValueText, termText } from './dump';
 
 // ---------------------------------------------------------------- imports
