@@ -1,14 +1,14 @@
 // Bundle activation (OPA's bundle store semantics, engine-behaviors.md §5.4):
 // validate the manifest roots (no overlap inside the manifest or with another
 // active bundle; every package and data path under a root), compile the new module
-// set, erase the bundle's roots and write its data plus `data.system.bundles.<name>`
+// set (off the main thread, one policy change at a time), erase the bundle's roots and write its data plus `data.system.bundles.<name>`
 // in one transaction, then commit, record the roots as owned and publish. Any
 // failure throws before the commit, leaving the previous state active. Large data
 // values reach the workers as shared bytes prepared first (Engine.shareValues).
 import { RObject, fromJS, pathsOverlap, readPath, rootSegments, type Bundle, type Value } from '../../runtime/index.js';
 import { BundleActivationError } from './errors.js';
 import type { Engine } from './engine.js';
-import { checkPathConflicts, packagePath, rulePaths, type PolicyRecord } from './policies.js';
+import { checkPathConflicts, packagePath, type PolicyRecord } from './policies.js';
 
 export interface ActiveBundle {
   name: string;
@@ -43,7 +43,11 @@ function validateRoots(name: string, roots: string[], others: ActiveBundle[]): s
 }
 
 /** Activate `bundle` as `name`; returns the new active-bundle record. */
-export async function activateBundle(engine: Engine, name: string, bundle: Bundle, active: ActiveBundle[]): Promise<ActiveBundle> {
+export function activateBundle(engine: Engine, name: string, bundle: Bundle, active: ActiveBundle[]): Promise<ActiveBundle> {
+  return engine.exclusive(() => activateExclusive(engine, name, bundle, active));
+}
+
+async function activateExclusive(engine: Engine, name: string, bundle: Bundle, active: ActiveBundle[]): Promise<ActiveBundle> {
   const roots = bundle.manifest.roots ?? [''];
   const rootSegs = validateRoots(name, roots, active);
   // Large data goes to the workers as shared bytes they build in slices (before the
@@ -71,7 +75,8 @@ async function activate(engine: Engine, name: string, bundle: Bundle, roots: str
     next.set(id, record);
   }
   checkDataRoots(bundle.data, [], rootSegs, roots);
-  const policy = engine.compile(next.values());
+  // Compiled off the main thread (engine.compileCandidate); nothing is written before.
+  const candidate = await engine.compileCandidate(next.values(), 'put');
 
   const txn = engine.store.begin();
   for (const segs of rootSegs) {
@@ -95,8 +100,8 @@ async function activate(engine: Engine, name: string, bundle: Bundle, roots: str
   txn.write('add', ['system', 'bundles', name], meta);
 
   const data = txn.read([]);
-  checkPathConflicts(rulePaths(policy), data instanceof RObject ? data : new RObject());
+  checkPathConflicts(candidate.rules, data instanceof RObject ? data : new RObject());
   engine.store.setBundleRoots(name, roots);
-  await engine.installPolicies(next, policy, txn);
+  await engine.installPolicies(next, candidate, txn);
   return { name, roots, ...(bundle.manifest.revision !== undefined ? { revision: bundle.manifest.revision } : {}) };
 }

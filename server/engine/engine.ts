@@ -11,7 +11,8 @@ import { BadRequestError, PolicyCompileError } from './errors.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { InProcessEvaluator, type Evaluator } from './evaluator.js';
 import { PoolEvaluator } from './pool.js';
-import { checkPathConflicts, hasRulesFor, isEmptyModule, packagePath, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
+import { checkPathConflicts, hasRulesFor, isEmptyModule, lazyRecord, recordPackage, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
+import { candidateFromReport, compileHere, type PolicyCandidate } from './policy-compile.js';
 import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
 import { LARGE_DOCUMENT_BYTES, buildLocal, collectSoon, placeholder, registerDocument, registerPatchValues, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
 
@@ -66,6 +67,9 @@ export class Engine {
   private readonly records = new Map<string, PolicyRecord>();
   private readonly core: EvalCore;
   private readonly evaluator: Evaluator;
+  /** The workers' compiled copy of the policy being installed (see compileCandidate). */
+  private pendingPolicyId: number | undefined;
+  private policyWrites: Promise<unknown> = Promise.resolve();
   private rules: RulePath[] = [];
   private generationValue = 0;
   private pendingOps: WriteOp[] = [];
@@ -130,6 +134,44 @@ export class Engine {
       return compileModules(toSourceFiles(records), this.v0Compatible, stageTimers);
     } catch (e) {
       if (e instanceof RegoErrors) throw new PolicyCompileError(e.errors, operation);
+  /**
+   * Compile a candidate module set without holding the main thread: with workers,
+   * each compiles it in turn before the commit (policy-compile.ts) and the main
+   * thread keeps it as a lazy policy; in-process, it is compiled here. `parseFirst`:
+   * a new module whose syntax errors come first, then `afterParse` sees its package.
+   * Throws PolicyCompileError as the main-thread compile did.
+   */
+  async compileCandidate(
+    records: Iterable<PolicyRecord>,
+    operation: 'put' | 'delete',
+    opts: { parseFirst?: string; afterParse?: (pkg: string[]) => void; instrument?: boolean } = {},
+  ): Promise<PolicyCandidate> {
+    const files = toSourceFiles(records);
+    const instrument = opts.instrument === true;
+    if (this.evaluator instanceof PoolEvaluator) {
+      const out = await this.evaluator.compilePolicy(files, opts.parseFirst, instrument);
+      if (out) {
+        try {
+          return candidateFromReport(out.report, operation, opts.parseFirst, opts.afterParse, () => compileModules(files, this.v0Compatible), out.id);
+        } catch (e) {
+          this.evaluator.discardPolicy(out.id);
+          throw e;
+        }
+      }
+    }
+    return compileHere(files, this.v0Compatible, operation, opts.parseFirst, opts.afterParse, instrument);
+  }
+
+  /**
+   * Run policy changes (PUT/DELETE of a module, bundle activation) one at a time:
+   * each compiles against the module set it read, off the main thread.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.policyWrites.then(fn);
+    this.policyWrites = run.catch(() => undefined);
+    return run;
+  }
+
       if (e instanceof RegoError) throw new PolicyCompileError([e], operation);
       throw e;
     }
@@ -137,49 +179,50 @@ export class Engine {
 
   /** Create or replace a module (PUT /v1/policies/<id>). */
   /** `instrument`: also time each module-compile stage (`timer_compile_stage_*_ns`). */
-  async putPolicy(id: string, text: string, instrument = false): Promise<PolicyTimers> {
-    const existing = this.records.get(id);
-    if (existing) this.store.checkPathScope(packagePath(existing.module));
-    if (existing && existing.raw === text) return {};
-    let t = nowNs();
-    const record = this.parse(id, text);
-    const timers: PolicyTimers = { timer_rego_module_parse_ns: Number(nowNs() - t) };
-    this.store.checkPathScope(packagePath(record.module));
-    const next = new Map(this.records).set(id, record);
-    t = nowNs();
-    const stages: Record<string, number> | undefined = instrument ? {} : undefined;
-    const policy = this.compile(next.values(), 'put', stages);
-    const rules = rulePaths(policy);
-    checkPathConflicts(rules, this.store.root);
-    timers.timer_rego_module_compile_ns = Number(nowNs() - t);
-    Object.assign(timers, stages);
-    await this.installPolicies(next, policy);
-    return timers;
+  putPolicy(id: string, text: string, instrument = false): Promise<PolicyTimers> {
+    return this.exclusive(async () => {
+      const existing = this.records.get(id);
+      if (existing) this.store.checkPathScope(recordPackage(existing));
+      if (existing && existing.raw === text) return {};
+      if (isEmptyModule(text)) throw new BadRequestError('empty module');
+      const next = new Map(this.records).set(id, { id, raw: text, module: undefined as never });
+      const candidate = await this.compileCandidate(next.values(), 'put', {
+        parseFirst: id,
+        afterParse: (pkg) => this.store.checkPathScope(pkg),
+        instrument,
+      });
+      checkPathConflicts(candidate.rules, this.store.root);
+      const pkg = candidate.packages[id] ?? [];
+      next.set(id, candidate.policy instanceof Function ? lazyRecord(id, text, pkg, this.v0Compatible) : { id, raw: text, pkg, module: candidate.policy.modules.find((m) => m.file === id)! });
+      await this.installPolicies(next, candidate);
+      return candidate.timers;
+    });
   }
 
   /** Delete a module (DELETE /v1/policies/<id>). */
-  async deletePolicy(id: string, instrument = false): Promise<PolicyTimers> {
-    const existing = this.records.get(id);
-    if (!existing) throw new StorageError('storage_not_found_error', `policy id "${id}"`);
-    this.store.checkPathScope(packagePath(existing.module));
-    const next = new Map(this.records);
-    next.delete(id);
-    const t = nowNs();
-    const stages: Record<string, number> = {};
-    const policy = this.compile(next.values(), 'delete', instrument ? stages : undefined);
-    const timers = { timer_rego_module_compile_ns: Number(nowNs() - t), ...stages };
-    await this.installPolicies(next, policy);
-    return timers;
+  deletePolicy(id: string, instrument = false): Promise<PolicyTimers> {
+    return this.exclusive(async () => {
+      const existing = this.records.get(id);
+      if (!existing) throw new StorageError('storage_not_found_error', `policy id "${id}"`);
+      this.store.checkPathScope(recordPackage(existing));
+      const next = new Map(this.records);
+      next.delete(id);
+      const candidate = await this.compileCandidate(next.values(), 'delete', { instrument });
+      await this.installPolicies(next, candidate);
+      return candidate.timers;
+    });
   }
 
-  /** Replace the whole module set with an already-compiled policy, and publish. */
-  async installPolicies(records: Map<string, PolicyRecord>, policy: CompiledPolicy, txn?: Transaction): Promise<void> {
+  /** Replace the whole module set with an already-compiled policy (or a candidate), and publish. */
+  async installPolicies(records: Map<string, PolicyRecord>, compiled: CompiledPolicy | PolicyCandidate, txn?: Transaction): Promise<void> {
+    const candidate: PolicyCandidate = 'packages' in compiled ? compiled : { policy: compiled, rules: rulePaths(compiled), packages: {}, timers: {} };
     this.pendingOps = [];
     txn?.commit();
     this.records.clear();
     for (const [k, v] of records) this.records.set(k, v);
-    this.core.setPolicy(policy);
-    this.rules = rulePaths(policy);
+    this.core.setPolicy(candidate.policy);
+    this.rules = candidate.rules;
+    this.pendingPolicyId = candidate.policyId;
     await this.publish(true);
   }
 
@@ -267,7 +310,9 @@ export class Engine {
     if (!changed) return;
     this.generationValue++;
     if (inProcess) return; // the engine's own core already has the change
-    const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...(policiesChanged ? { modules: toSourceFiles(this.records.values()) } : {}) };
+    const policyId = this.pendingPolicyId;
+    this.pendingPolicyId = undefined;
+    const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...modules };
     await this.evaluator.publish(update);
   }
 

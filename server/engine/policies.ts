@@ -3,7 +3,7 @@
 // the package. This file also derives what the data checks need from a compiled
 // module set: the paths of all rules (for the path-conflict check and for telling
 // "document missing" from "document undefined").
-import { RegoError, type CompiledPolicy, type Module, type SourceFile, type Term } from '../../compiler/index.js';
+import { RegoError, parseModule, type CompiledPolicy, type Module, type SourceFile, type Term } from '../../compiler/index.js';
 import { pathsOverlap, readPath, type RObject } from '../../runtime/index.js';
 import { PathConflictError } from './errors.js';
 
@@ -15,6 +15,30 @@ export interface PolicyRecord {
   bundle?: string;
   /** Parse as Rego v0 (bundle rego_version 0, or the server's --v0-compatible). */
   v0Compatible?: boolean;
+  /** The package path, when known without parsing (a record made by lazyRecord). */
+  pkg?: string[];
+}
+
+/**
+ * A record whose module was parsed (and found valid) on another thread: the AST is
+ * parsed here only when something reads it (GET /v1/policies, the authorization body
+ * check, data filters).
+ */
+export function lazyRecord(id: string, raw: string, pkg: string[], v0Compatible: boolean): PolicyRecord {
+  let module: Module | undefined;
+  return {
+    id,
+    raw,
+    pkg,
+    get module(): Module {
+      return (module ??= parseModule(raw, id, { v0Compatible }));
+    },
+  };
+}
+
+/** The package path of a record's module (without parsing a lazy record). */
+export function recordPackage(r: PolicyRecord): string[] {
+  return r.pkg ?? packagePath(r.module);
 }
 
 export function toSourceFiles(records: Iterable<PolicyRecord>): SourceFile[] {

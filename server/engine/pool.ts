@@ -13,12 +13,15 @@
 // (terminates) a worker whose task runs past its deadline plus a grace period.
 // When a worker dies (abort, out of memory), the task it was running gets the
 // error and the other tasks of its batch are queued again, once.
+// A candidate policy is compiled by one worker at a time (compilePolicy), and the
+// load balancer sends no task to a compiling worker while another one can take it.
 import { BroadcastChannel } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
+import type { SourceFile } from '../../compiler/index.js';
 import type { Evaluator } from './evaluator.js';
 import { BadRequestError } from './errors.js';
-import type { DownMessage, EvalBatch, EvalOutcome, EvalTask, SharedDocument, StateSnapshot, StateUpdate, UpMessage, WireError, WorkerConfig } from './protocol.js';
+import type { CompileReport, DownMessage, EvalBatch, EvalOutcome, EvalTask, SharedDocument, StateSnapshot, StateUpdate, UpMessage, WireError, WorkerConfig } from './protocol.js';
 
 export interface PoolOptions {
   threads: number;
@@ -35,6 +38,7 @@ export interface PoolOptions {
   snapshot(): Omit<StateSnapshot, 'type' | 'target'>;
 }
 
+const COMPILE_TIMEOUT_MS = 120_000;
 const ACK_TIMEOUT_MS = 30_000;
 const PREPARE_TIMEOUT_MS = 120_000;
 /** Watchdog board slots (batches in flight that can be watched). */
@@ -81,6 +85,9 @@ export class PoolEvaluator implements Evaluator {
   private readonly live = new Map<number, LiveBatch>();
   private readonly preparing = new Map<number, Preparing>();
   private readonly watchdog: NodeJS.Timeout | undefined;
+  /** Workers compiling a candidate policy, by thread id: the id of the candidate and its callback. */
+  private readonly compiling = new Map<number, { id: number; done(report: CompileReport | undefined): void }>();
+  private nextPolicyId = 1;
   private queued: QueuedTask[] = [];
   private closed = false;
 
@@ -105,6 +112,7 @@ export class PoolEvaluator implements Evaluator {
       minThreads: opts.threads,
       maxThreads: opts.threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
+      loadBalancer: (_task, workers) => this.pickWorker(workers),
       atomics: 'disabled',
       workerData: config,
       resourceLimits: { maxOldGenerationSizeMb: opts.heapMb },
@@ -119,6 +127,60 @@ export class PoolEvaluator implements Evaluator {
 
   /** Thread ids of the live workers. */
   threadIds(): number[] {
+  /**
+   * An idle worker that is not compiling; while only compiling workers are idle,
+   * none (the task waits for a busy one) unless every worker is compiling.
+   */
+  private pickWorker<W extends { id: number; currentUsage: number }>(workers: W[]): W | null {
+    let fallback: W | null = null;
+    let other = false;
+    for (const w of workers) {
+      const compiling = this.compiling.has(w.id);
+      if (!compiling) other = true;
+      if (w.currentUsage !== 0) continue;
+      if (!compiling) return w;
+      fallback ??= w;
+    }
+    return other ? null : fallback;
+  }
+
+  /**
+   * Compile a candidate module set on every worker, one at a time (the others keep
+   * answering), before the update that installs it names it by the returned id.
+   * The first worker's report says whether it compiles; when it does not, the
+   * others are not asked. Undefined when no worker could compile it (none alive).
+   */
+  async compilePolicy(modules: SourceFile[], parseFirst: string | undefined, instrument: boolean): Promise<{ id: number; report: CompileReport } | undefined> {
+    const id = this.nextPolicyId++;
+    let first: CompileReport | undefined;
+    // Only workers that have a state (acknowledged one) listen; the others compile from their snapshot.
+    for (const thread of this.threadIds().filter((t) => this.acked.has(t))) {
+      const report = await this.compileOn(thread, id, modules, first === undefined ? parseFirst : undefined, first === undefined && instrument);
+      if (report === undefined || first !== undefined) continue; // a worker that stopped compiles from its snapshot
+      first = report;
+      if (report.failed || report.crash !== undefined) break;
+    }
+    return first && { id, report: first };
+  }
+
+  /** Drop a compiled candidate no update will name. */
+  discardPolicy(id: number): void {
+    this.down.postMessage({ type: 'discardPolicy', id } satisfies DownMessage);
+  }
+
+  private compileOn(thread: number, id: number, modules: SourceFile[], parseFirst: string | undefined, instrument: boolean): Promise<CompileReport | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), COMPILE_TIMEOUT_MS);
+      const done = (report: CompileReport | undefined): void => {
+        clearTimeout(timer);
+        if (this.compiling.get(thread)?.id === id) this.compiling.delete(thread);
+        resolve(report);
+      };
+      this.compiling.set(thread, { id, done });
+      this.down.postMessage({ type: 'compile', id, target: thread, modules, instrument, ...(parseFirst === undefined ? {} : { parseFirst }) } satisfies DownMessage);
+    });
+  }
+
     return this.pool.threads.map((t) => t.threadId);
   }
 
@@ -251,6 +313,11 @@ export class PoolEvaluator implements Evaluator {
   async publish(update: StateUpdate): Promise<void> {
     this.down.postMessage(update);
     await this.waitForAcks(update.generation);
+    if (msg.type === 'compiled') {
+      const entry = this.compiling.get(msg.threadId);
+      if (entry?.id === msg.id) entry.done(msg.report);
+      return;
+    }
   }
 
   private onUp(msg: UpMessage): void {
@@ -271,6 +338,8 @@ export class PoolEvaluator implements Evaluator {
     this.acked.set(msg.threadId, Math.max(msg.generation, this.acked.get(msg.threadId) ?? -1));
     this.wake();
   }
+    const alive = new Set(this.threadIds());
+    for (const [thread, entry] of [...this.compiling]) if (!alive.has(thread)) entry.done(undefined);
 
   private wake(): void {
     for (const w of [...this.waiters]) w();

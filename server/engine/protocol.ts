@@ -93,6 +93,8 @@ export interface StateUpdate {
   type: 'update';
   generation: number;
   /** The whole module set, when policies changed. */
+  /** With `modules`: the id of the policy the workers compiled ahead ('compile'); a worker without it compiles `modules`. */
+  policyId?: number;
   modules?: SourceFile[];
   ops?: WireWriteOp[];
 }
@@ -115,8 +117,46 @@ export interface PrepareDocument {
   maxDepth: number;
 }
 
-export type DownMessage = StateUpdate | StateSnapshot | PrepareDocument | { type: 'discard'; id: number };
+/**
+ * Compile a candidate module set now, off the main thread and before the write that
+ * installs it (one worker at a time, see PoolEvaluator.compilePolicy), and keep it
+ * under `id` until an update names it. `parseFirst`: the module to parse on its own
+ * first, so that its syntax errors are told apart from compile errors.
+ */
+export interface CompilePolicy {
+  type: 'compile';
+  id: number;
+  target: number;
+  modules: SourceFile[];
+  parseFirst?: string;
+  instrument: boolean;
+}
 
+/** A located compile error as it crosses threads. */
+export interface WireRegoError {
+  code: string;
+  message: string;
+  location?: { file: string; row: number; col: number; offset: number };
+}
+
+/** What a worker's 'compile' found: errors, or what the main thread needs to commit. */
+export interface CompileReport {
+  /** 'parse': `parseFirst` does not parse; 'compile': the module set does not compile. */
+  failed?: { phase: 'parse' | 'compile'; errors: WireRegoError[] };
+  /** The package path of every module (by file), once parsed. */
+  packages?: Record<string, string[]>;
+  /** Every rule's data path (server/engine/policies.ts rulePaths), when it compiled. */
+  rules?: { path: string[]; location: { file: string; row: number; col: number; offset: number } }[];
+  /** timer_rego_module_parse_ns, timer_rego_module_compile_ns and stage timers. */
+  timers: Record<string, number>;
+  /** Not a Rego error (the worker ran out of heap, a bug): the message. */
+  crash?: string;
+}
+
+export type DownMessage = StateUpdate | StateSnapshot | PrepareDocument | CompilePolicy | { type: 'discard'; id: number } | { type: 'discardPolicy'; id: number };
+
+  /** A worker compiled a candidate module set ('compile'). */
+  | { type: 'compiled'; threadId: number; id: number; report: CompileReport }
 export type UpMessage =
   | { type: 'hello'; threadId: number }
   | { type: 'ack'; threadId: number; generation: number }

@@ -4,12 +4,16 @@
 // the generation they name. Large documents are built from shared bytes in slices
 // when the engine prepares them (so tasks keep being answered meanwhile) and put in
 // place by the write that names them. Before each task of a batch the worker notes
-// on the shared watchdog board when it started (pool.ts).
+// on the shared watchdog board when it started (pool.ts). A candidate module set is
+// compiled on request ('compile', policy-compile.ts) before the write that installs
+// it, so the update itself only swaps the prepared policy in.
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, type Value } from '../../runtime/index.js';
+import type { CompiledPolicy } from '../../compiler/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
+import { compileCandidate } from './policy-compile.js';
 import { documentBytes, documentError, patchMember } from './shared-docs.js';
-import type { DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
+import type { CompilePolicy, CompileReport, DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
 setEvalLimits({ maxCollectionSize: config.maxCollectionSize, heapLimitMb: config.heapMb });
@@ -22,6 +26,8 @@ const waiting = new Set<() => void>();
 /** Documents built ahead of the write that names them. */
 const prepared = new Map<number, Value>();
 /** Ids a write or a discard has consumed: a build finishing later is dropped. */
+/** Candidate policies compiled ahead of the update that names them (at most one). */
+const compiledAhead = new Map<number, CompiledPolicy>();
 const consumed = new Set<number>();
 /** Keys listed in 'prepared' replies (few: the engine uses them to avoid loading a placeholder). */
 const MAX_REPORTED_KEYS = 10_000;
@@ -48,7 +54,11 @@ function opValue(op: WireWriteOp, docs: Map<number, Value>): Value | undefined {
 }
 
 function applyUpdate(update: StateUpdate): void {
-  if (update.modules) core.setPolicy(compileModules(update.modules, config.v0Compatible));
+  if (update.modules) {
+    const ahead = update.policyId === undefined ? undefined : compiledAhead.get(update.policyId);
+    compiledAhead.clear();
+    core.setPolicy(ahead ?? compileModules(update.modules, config.v0Compatible));
+  }
   const docs = new Map<number, Value>(); // several operations of one patch name the same document
   for (const op of update.ops ?? []) {
     const value = opValue(op, docs);
@@ -71,7 +81,28 @@ async function prepare(doc: SharedDocument, maxDepth: number): Promise<void> {
   const keys = value instanceof RObject && value.size <= MAX_REPORTED_KEYS ? (value.keys() as string[]) : undefined;
   send({ type: 'prepared', threadId, id: doc.id, ...(keys ? { keys } : {}) });
 }
+function compileAhead(msg: CompilePolicy): void {
+  compiledAhead.clear();
+  let report: CompileReport;
+  try {
+    const out = compileCandidate(msg.modules, config.v0Compatible, msg.parseFirst, msg.instrument);
+    if (out.policy) compiledAhead.set(msg.id, out.policy);
+    report = out.report;
+  } catch (e) {
+    report = { timers: {}, crash: e instanceof Error ? e.message : String(e) };
+  }
+  send({ type: 'compiled', threadId, id: msg.id, report });
+}
 
+
+  if (msg.type === 'compile') {
+    if (msg.target === threadId) compileAhead(msg);
+    return;
+  }
+  if (msg.type === 'discardPolicy') {
+    compiledAhead.delete(msg.id);
+    return;
+  }
 function onDown(msg: DownMessage): void {
   if (msg.type === 'prepare') {
     void prepare(msg.doc, msg.maxDepth);
