@@ -6,10 +6,14 @@
 // merged, roots concatenated). Every module is compiled first; failures print
 // `file:row:col: code: message` lines and exit 1. The manifest always records
 // roots and the Rego version, the archive is deterministic, and with a signing
-// key `.signatures.json` is added.
+// key `.signatures.json` is added. `-O 1|2` with entrypoints (`-e pkg/rule` or
+// METADATA `entrypoint: true`) optimizes the bundle as `opa build -O` does
+// (server/control-plane/builder/optimize.ts: /optimized modules, pruned rules, the
+// `partial` root); `-t wasm` adds /policy.wasm and the manifest's wasm entries.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compile } from '../compiler/index.js';
+import { annotatedEntrypoints, compile } from '../compiler/index.js';
+import { OptimizeError, optimizationEntrypoints, optimizeBundle } from '../server/control-plane/builder/optimize.js';
 import {
   BundleError,
   checkManifestRoots,
@@ -35,8 +39,9 @@ export const BUILD_FLAGS: FlagSpec[] = [
   { name: 'claims-file', type: 'string', metavar: 'FILE', description: 'set path of JSON file containing optional claims (see: https://openpolicyagent.org/docs/management-bundles/#signature-format)' },
   { name: 'v0-compatible', type: 'boolean', description: 'opt-in to OPA features and behaviors prior to the OPA v1.0 release' },
   { name: 'target', short: 't', type: 'string', default: 'rego', metavar: 'TARGET', description: 'set the output bundle target type (rego or wasm)' },
-  { name: 'entrypoint', short: 'e', type: 'string', repeatable: true, metavar: 'PATH', description: 'set slash separated entrypoint path (for -t wasm)' },
-  { name: 'optimize', short: 'O', type: 'string', default: '1', metavar: 'LEVEL', description: 'set binaryen optimization level for -t wasm (0-3)' },
+  { name: 'entrypoint', short: 'e', type: 'string', repeatable: true, metavar: 'PATH', description: 'set slash separated entrypoint path' },
+  { name: 'optimize', short: 'O', type: 'string', default: '0', metavar: 'LEVEL', description: 'set optimization level (0: none, 1: partial evaluation keeping rules as support rules, 2: partial evaluation inlining them)' },
+  { name: 'wasm-opt', type: 'string', default: '1', metavar: 'LEVEL', description: 'set binaryen optimization level for -t wasm (0-3)' },
   { name: 'help', short: 'h', type: 'boolean', description: 'show help for build' },
 ];
 
@@ -138,6 +143,21 @@ export async function buildBundle(paths: string[], opts: { bundleMode?: boolean;
   return { bundle, errors: [] };
 }
 
+/**
+ * `-O 1|2`: partially evaluate the entrypoints (given, then METADATA ones) into
+ * /optimized modules, as opa build's optimizer; the revision is reset unless -r.
+ */
+function optimize(bundle: Bundle, given: string[], level: number, revision: string | undefined): void {
+  const v0 = bundle.manifest.rego_version === 0;
+  const policy = compile(bundle.modules.map((m) => ({ file: m.path, text: m.text, v0Compatible: m.regoVersion === undefined ? v0 : m.regoVersion === 0 })), { v0Compatible: v0 });
+  const entrypoints = optimizationEntrypoints(given, annotatedEntrypoints(policy));
+  const out = optimizeBundle({ modules: bundle.modules, data: bundle.data, roots: bundle.manifest.roots ?? [''], regoVersion: v0 ? 0 : 1, entrypoints, level });
+  bundle.modules = out.modules.map((m) => ({ ...m, regoVersion: v0 ? 0 : 1 }));
+  bundle.manifest.roots = out.roots;
+  bundle.manifest.revision = revision ?? '';
+  delete bundle.manifest.file_rego_versions;
+}
+
 /** The `build` command. */
 export async function buildCommand(argv: string[], io: IO): Promise<number> {
   let args;
@@ -166,12 +186,17 @@ export async function buildCommand(argv: string[], io: IO): Promise<number> {
       return 1;
     }
     const target = str(args, 'target') ?? 'rego';
+    if (target !== 'rego' && target !== 'wasm') throw new UsageError(`invalid target ${JSON.stringify(target)}: use rego or wasm`);
+    const level = Number(str(args, 'optimize') ?? '0');
+    if (!Number.isInteger(level) || level < 0) throw new UsageError(`invalid optimization level ${JSON.stringify(str(args, 'optimize'))}: use 0, 1 or 2`);
+    const cliEntrypoints = list(args, 'entrypoint').map((e) => e.replace(/^data[./]/, '').replace(/\./g, '/'));
+    if (level > 0) optimize(bundle, cliEntrypoints, level, revision);
     if (target === 'wasm') {
       // policy.wasm (OPA Wasm ABI) for the entrypoints, with the manifest's wasm entries
       const { addWasmModule } = await import('../compiler/codegen/wasm/bundle.js');
-      const report = await addWasmModule(bundle, list(args, 'entrypoint'), Number(str(args, 'optimize') ?? '1'));
+      const report = await addWasmModule(bundle, cliEntrypoints, Number(str(args, 'wasm-opt') ?? '1'));
       io.err(report + '\n');
-    } else if (target !== 'rego') throw new UsageError(`invalid target ${JSON.stringify(target)}: use rego or wasm`);
+    }
     let out = bundle;
     const key = str(args, 'signing-key');
     if (key !== undefined) {
@@ -182,7 +207,11 @@ export async function buildCommand(argv: string[], io: IO): Promise<number> {
     writeFileSync(str(args, 'output') ?? 'bundle.tar.gz', await writeBundle(out));
     return 0;
   } catch (e) {
-    const msg = e instanceof LoadError || e instanceof BundleError || e instanceof SyntaxError ? e.message : errorLines(toOutputErrors(e));
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\n`);
+      return 1;
+    }
+    const msg = e instanceof LoadError || e instanceof BundleError || e instanceof SyntaxError || e instanceof OptimizeError ? e.message : errorLines(toOutputErrors(e));
     io.err(`error: ${msg}\n`);
     return 1;
   }

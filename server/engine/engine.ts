@@ -67,12 +67,12 @@ export class Engine {
   private readonly records = new Map<string, PolicyRecord>();
   private readonly core: EvalCore;
   private readonly evaluator: Evaluator;
-  /** The workers' compiled copy of the policy being installed (see compileCandidate). */
-  private pendingPolicyId: number | undefined;
-  private policyWrites: Promise<unknown> = Promise.resolve();
   private rules: RulePath[] = [];
   private generationValue = 0;
   private pendingOps: WriteOp[] = [];
+  /** The workers' compiled copy of the policy being installed (see compileCandidate). */
+  private pendingPolicyId: number | undefined;
+  private policyWrites: Promise<unknown> = Promise.resolve();
 
   constructor(opts: EngineOptions = {}) {
     this.v0Compatible = opts.v0Compatible ?? false;
@@ -82,6 +82,7 @@ export class Engine {
     this.core = new EvalCore(this.v0Compatible);
     this.store.onCommit((event) => {
       this.core.data = this.store.root;
+      this.core.committed(this.store.root, event.ops);
       this.pendingOps.push(...event.ops);
     });
     const workers = opts.workers ?? 0;
@@ -134,6 +135,11 @@ export class Engine {
       return compileModules(toSourceFiles(records), this.v0Compatible, stageTimers);
     } catch (e) {
       if (e instanceof RegoErrors) throw new PolicyCompileError(e.errors, operation);
+      if (e instanceof RegoError) throw new PolicyCompileError([e], operation);
+      throw e;
+    }
+  }
+
   /**
    * Compile a candidate module set without holding the main thread: with workers,
    * each compiles it in turn before the commit (policy-compile.ts) and the main
@@ -170,11 +176,6 @@ export class Engine {
     const run = this.policyWrites.then(fn);
     this.policyWrites = run.catch(() => undefined);
     return run;
-  }
-
-      if (e instanceof RegoError) throw new PolicyCompileError([e], operation);
-      throw e;
-    }
   }
 
   /** Create or replace a module (PUT /v1/policies/<id>). */
@@ -318,7 +319,13 @@ export class Engine {
 
   private snapshot(): ReturnType<PoolOptionsSnapshot> {
     const { dataText, docs } = snapshotData(this.store.root);
-    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText, ...(docs.length > 0 ? { docs } : {}) };
+  }
+
+
+  }
+
+  }
+
   }
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */

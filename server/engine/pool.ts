@@ -38,9 +38,9 @@ export interface PoolOptions {
   snapshot(): Omit<StateSnapshot, 'type' | 'target'>;
 }
 
-const COMPILE_TIMEOUT_MS = 120_000;
 const ACK_TIMEOUT_MS = 30_000;
 const PREPARE_TIMEOUT_MS = 120_000;
+const COMPILE_TIMEOUT_MS = 120_000;
 /** Watchdog board slots (batches in flight that can be watched). */
 const SLOTS = 1024;
 
@@ -85,11 +85,11 @@ export class PoolEvaluator implements Evaluator {
   private readonly live = new Map<number, LiveBatch>();
   private readonly preparing = new Map<number, Preparing>();
   private readonly watchdog: NodeJS.Timeout | undefined;
+  private queued: QueuedTask[] = [];
+  private closed = false;
   /** Workers compiling a candidate policy, by thread id: the id of the candidate and its callback. */
   private readonly compiling = new Map<number, { id: number; done(report: CompileReport | undefined): void }>();
   private nextPolicyId = 1;
-  private queued: QueuedTask[] = [];
-  private closed = false;
 
   constructor(private readonly opts: PoolOptions) {
     const id = randomUUID();
@@ -112,10 +112,10 @@ export class PoolEvaluator implements Evaluator {
       minThreads: opts.threads,
       maxThreads: opts.threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      loadBalancer: (_task, workers) => this.pickWorker(workers),
       atomics: 'disabled',
       workerData: config,
       resourceLimits: { maxOldGenerationSizeMb: opts.heapMb },
+      loadBalancer: (_task, workers) => this.pickWorker(workers),
     });
     this.pool.on('workerDestroy', () => this.wake());
     this.pool.on('error', () => this.wake());
@@ -127,6 +127,9 @@ export class PoolEvaluator implements Evaluator {
 
   /** Thread ids of the live workers. */
   threadIds(): number[] {
+    return this.pool.threads.map((t) => t.threadId);
+  }
+
   /**
    * An idle worker that is not compiling; while only compiling workers are idle,
    * none (the task waits for a busy one) unless every worker is compiling.
@@ -179,9 +182,6 @@ export class PoolEvaluator implements Evaluator {
       this.compiling.set(thread, { id, done });
       this.down.postMessage({ type: 'compile', id, target: thread, modules, instrument, ...(parseFirst === undefined ? {} : { parseFirst }) } satisfies DownMessage);
     });
-  }
-
-    return this.pool.threads.map((t) => t.threadId);
   }
 
   evaluate(task: EvalTask): Promise<EvalOutcome> {
@@ -313,14 +313,14 @@ export class PoolEvaluator implements Evaluator {
   async publish(update: StateUpdate): Promise<void> {
     this.down.postMessage(update);
     await this.waitForAcks(update.generation);
+  }
+
+  private onUp(msg: UpMessage): void {
     if (msg.type === 'compiled') {
       const entry = this.compiling.get(msg.threadId);
       if (entry?.id === msg.id) entry.done(msg.report);
       return;
     }
-  }
-
-  private onUp(msg: UpMessage): void {
     if (msg.type === 'prepared') {
       const entry = this.preparing.get(msg.id);
       if (!entry) return;
@@ -338,11 +338,11 @@ export class PoolEvaluator implements Evaluator {
     this.acked.set(msg.threadId, Math.max(msg.generation, this.acked.get(msg.threadId) ?? -1));
     this.wake();
   }
-    const alive = new Set(this.threadIds());
-    for (const [thread, entry] of [...this.compiling]) if (!alive.has(thread)) entry.done(undefined);
 
   private wake(): void {
     for (const w of [...this.waiters]) w();
+    const alive = new Set(this.threadIds());
+    for (const [thread, entry] of [...this.compiling]) if (!alive.has(thread)) entry.done(undefined);
     this.checkPrepared();
   }
 

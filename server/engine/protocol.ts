@@ -93,9 +93,9 @@ export interface StateUpdate {
   type: 'update';
   generation: number;
   /** The whole module set, when policies changed. */
+  modules?: SourceFile[];
   /** With `modules`: the id of the policy the workers compiled ahead ('compile'); a worker without it compiles `modules`. */
   policyId?: number;
-  modules?: SourceFile[];
   ops?: WireWriteOp[];
 }
 
@@ -155,11 +155,11 @@ export interface CompileReport {
 
 export type DownMessage = StateUpdate | StateSnapshot | PrepareDocument | CompilePolicy | { type: 'discard'; id: number } | { type: 'discardPolicy'; id: number };
 
-  /** A worker compiled a candidate module set ('compile'). */
-  | { type: 'compiled'; threadId: number; id: number; report: CompileReport }
 export type UpMessage =
   | { type: 'hello'; threadId: number }
   | { type: 'ack'; threadId: number; generation: number }
+  /** A worker compiled a candidate module set ('compile'). */
+  | { type: 'compiled'; threadId: number; id: number; report: CompileReport }
   /** A worker built a prepared document, or found it invalid (`error`). */
   | { type: 'prepared'; threadId: number; id: number; keys?: string[]; error?: { kind: 'syntax' | 'depth' | 'memory'; message: string } };
 

@@ -26,9 +26,9 @@ const waiting = new Set<() => void>();
 /** Documents built ahead of the write that names them. */
 const prepared = new Map<number, Value>();
 /** Ids a write or a discard has consumed: a build finishing later is dropped. */
+const consumed = new Set<number>();
 /** Candidate policies compiled ahead of the update that names them (at most one). */
 const compiledAhead = new Map<number, CompiledPolicy>();
-const consumed = new Set<number>();
 /** Keys listed in 'prepared' replies (few: the engine uses them to avoid loading a placeholder). */
 const MAX_REPORTED_KEYS = 10_000;
 
@@ -81,6 +81,7 @@ async function prepare(doc: SharedDocument, maxDepth: number): Promise<void> {
   const keys = value instanceof RObject && value.size <= MAX_REPORTED_KEYS ? (value.keys() as string[]) : undefined;
   send({ type: 'prepared', threadId, id: doc.id, ...(keys ? { keys } : {}) });
 }
+
 function compileAhead(msg: CompilePolicy): void {
   compiledAhead.clear();
   let report: CompileReport;
@@ -94,7 +95,7 @@ function compileAhead(msg: CompilePolicy): void {
   send({ type: 'compiled', threadId, id: msg.id, report });
 }
 
-
+function onDown(msg: DownMessage): void {
   if (msg.type === 'compile') {
     if (msg.target === threadId) compileAhead(msg);
     return;
@@ -103,7 +104,6 @@ function compileAhead(msg: CompilePolicy): void {
     compiledAhead.delete(msg.id);
     return;
   }
-function onDown(msg: DownMessage): void {
   if (msg.type === 'prepare') {
     void prepare(msg.doc, msg.maxDepth);
     return;

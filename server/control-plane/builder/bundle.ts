@@ -19,7 +19,7 @@ import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
 import { formatRegoErrors, goJSON, JSONNumber, parseJSONExact } from './gotext.js';
 import { v1Hint } from './rego-version.js';
 import { formatAsOPA } from './mounts.js';
-import { optimizeBundle } from './optimize.js';
+import { optimizationEntrypoints, optimizeBundle } from './optimize.js';
 
 export { formatRegoErrors };
 
@@ -58,7 +58,7 @@ export async function buildBundle(a: Assembled, revision: string, options: Build
   if (target === 'ir' || target === 'plan') throw new BuildError(`build: target ${JSON.stringify(target)} (OPA's plan.json) is not supported by Regent; use rego or wasm`);
   const level = options.optimization?.level ?? 0;
   // Entrypoints come from METADATA `entrypoint: true`, ordered by path as OPA's annotation set.
-  const entrypoints = sortPaths(annotatedEntrypoints(policy));
+  const entrypoints = optimizationEntrypoints([], annotatedEntrypoints(policy));
   let roots = a.roots;
   if (level > 0) {
     try {
@@ -87,16 +87,6 @@ export async function buildBundle(a: Assembled, revision: string, options: Build
     { path: '/.manifest', bytes: Buffer.from(manifest) },
   ];
   return { bundle, bytes: await gzip(await tarEntries(entries), { level: 9 }) };
-}
-
-function sortPaths(paths: string[]): string[] {
-  const key = (p: string): string[] => p.split('/');
-  return paths.slice().sort((x, y) => {
-    const a = key(x);
-    const b = key(y);
-    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
-    return a.length - b.length;
-  });
 }
 
 /**

@@ -16,8 +16,8 @@
 //   - rules of the other modules whose path overlaps a written rule are pruned,
 //     a module left without rules is dropped, and the modules kept are re-printed
 //     from their syntax tree (comments and METADATA are not carried over);
-//   - the modules are sorted by path and `partial` is added to the roots (the
-//     namespace of negation support rules, `data.partial.__not…`).
+//   - the modules are sorted by path and `partial` is added to the roots unless a
+//     root covers it (the namespace of negation support rules, `data.partial.__not…`).
 // Modules are printed with the OPA-compatible formatter; in a rego_version 0
 // bundle the generated modules are v1 text with `import rego.v1`.
 import {
@@ -94,12 +94,29 @@ export function optimizeBundle(o: OptimizeOptions): { modules: OptimizeModule[];
   });
   modules.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   compileModules(modules, v0); // the output must compile, as OPA's next step would
-  const roots = o.roots.includes(NAMESPACE) ? o.roots.slice() : [...o.roots, NAMESPACE];
+  // OPA's Manifest.AddRoot: only when no root already contains it (`""` contains everything)
+  const covered = o.roots.some((r) => r === '' || r === NAMESPACE || NAMESPACE.startsWith(r + '/'));
+  const roots = covered ? o.roots.slice() : [...o.roots, NAMESPACE];
   return { modules, roots };
 }
 
 function compileModules(modules: OptimizeModule[], v0: boolean): ReturnType<typeof compile> {
   return compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: v0 });
+}
+
+/**
+ * The entrypoints in OPA's order: those given (`-e`), then the METADATA ones
+ * sorted by path (as OPA's flattened annotation set), without duplicates.
+ */
+export function optimizationEntrypoints(given: string[], annotated: string[]): string[] {
+  const key = (p: string): string[] => p.split('/');
+  const sorted = annotated.slice().sort((x, y) => {
+    const a = key(x);
+    const b = key(y);
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+    return a.length - b.length;
+  });
+  return [...new Set([...given, ...sorted])];
 }
 
 /** `data.a.b` with each segment written as OPA prints a ref (`data.a["x-y"]`). */
@@ -174,8 +191,13 @@ function withTargets(mods: Module[]): string[] {
   return [...out].sort();
 }
 
-/** `data.partial.a.b` → `data.a.b` (support rules live at their own paths); `data.partial.__not…` stays. */
+/**
+ * The output rewrite: `data.partial.a.b` → `data.a.b` (support rules live at their
+ * own paths, OPA's SkipPartialNamespace); `data.partial.__not…` stays. Generated
+ * vars that are not Rego names (`$not03`, from wildcards) get a name Rego parses.
+ */
 function unprefix(t: Term): Term | undefined {
+  if (t.kind === 'var' && t.name.startsWith('$')) return { ...t, name: `__${t.name.slice(1)}__` };
   if (!isData(t) || t.path.length < 2) return undefined;
   const [first, second] = t.path;
   if (first!.kind !== 'string' || first!.value !== NAMESPACE) return undefined;
