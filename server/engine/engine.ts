@@ -82,7 +82,6 @@ export class Engine {
     this.core = new EvalCore(this.v0Compatible);
     this.store.onCommit((event) => {
       this.core.data = this.store.root;
-      this.core.committed(this.store.root, event.ops);
       this.pendingOps.push(...event.ops);
     });
     const workers = opts.workers ?? 0;
@@ -313,19 +312,14 @@ export class Engine {
     if (inProcess) return; // the engine's own core already has the change
     const policyId = this.pendingPolicyId;
     this.pendingPolicyId = undefined;
+    const modules = policiesChanged ? { modules: toSourceFiles(this.records.values()), ...(policyId !== undefined && policyId >= 0 ? { policyId } : {}) } : {};
     const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...modules };
     await this.evaluator.publish(update);
   }
 
   private snapshot(): ReturnType<PoolOptionsSnapshot> {
     const { dataText, docs } = snapshotData(this.store.root);
-  }
-
-
-  }
-
-  }
-
+    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText, ...(docs.length > 0 ? { docs } : {}) };
   }
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */
