@@ -223,6 +223,27 @@ export function fleetSuite(backend: Backend): void {
     });
   });
 
+  describe(`fleet under service.api_prefix (${backend})`, () => {
+    let s: TestServer;
+    sharedFixture(
+      async () => {
+        s = await startFleetServer(backend, `${CONFIG}service: {api_prefix: /cp}\n`);
+      },
+      async () => s?.close(),
+    );
+
+    it('takes reports at <prefix>/status and <prefix>/v1/status; the engine role still reads nothing', async () => {
+      for (const [i, path] of ['/cp/status/', '/cp/status', '/cp/v1/status/p'].entries()) {
+        expect((await s.req('POST', path, { key: ENGINE_KEYS.engine, body: opaReport(`pfx-${i}`, {}) })).status, path).toBe(200);
+      }
+      expect((await s.req('POST', '/status', { key: ENGINE_KEYS.engine, body: opaReport('nopfx', {}) })).status).toBe(404);
+      expect((await s.req('GET', '/cp/v1/fleet', { key: ENGINE_KEYS.engine })).status).toBe(403);
+      const r = await s.req('GET', '/cp/v1/fleet?pretty', { key: KEYS.viewer });
+      expect(r.text).toContain('\n  "result": [');
+      expect(r.json.result.map((e: { id: string }) => e.id)).toEqual(['pfx-0', 'pfx-1', 'pfx-2']);
+    });
+  });
+
   describe(`fleet staleness (${backend})`, () => {
     let s: TestServer;
     sharedFixture(
