@@ -33,6 +33,7 @@ export const RUN_FLAGS: FlagSpec[] = [
   { name: 'workers', type: 'string', default: 'auto', metavar: 'N', description: 'evaluate in N worker threads (0: on the main thread; auto: one less than the CPUs, 1 to 4)' },
   { name: 'eval-timeout', type: 'string', default: '10s', metavar: 'DURATION', description: 'per-evaluation deadline, a Go duration (10s, 500ms) or milliseconds; past it the query fails with eval_cancel_error (0: none)' },
   { name: 'max-collection-size', type: 'string', default: '10000000', metavar: 'N', description: 'most members of any collection an evaluation builds (comprehensions, query results, objects, sets); 0: no cap' },
+  { name: 'backend', type: 'string', choices: ['js', 'wasm'], metavar: 'NAME', description: 'back end of Data API decisions: js (generated JavaScript) or wasm (policies compiled to WebAssembly; a Regent extension, also config key regent.backend)' },
   { name: 'worker-heap-mb', type: 'string', default: '2048', metavar: 'MB', description: 'heap limit of each evaluation worker; a worker that exceeds it is replaced' },
   { name: 'log-level', short: 'l', type: 'string', choices: ['debug', 'info', 'warn', 'error'], metavar: 'LEVEL', description: 'set log level (default: no request logs)' },
   { name: 'disable-telemetry', type: 'boolean', description: 'accepted for OPA compatibility; regent sends no telemetry' },
@@ -145,6 +146,7 @@ export function runOptions(args: ParsedArgs): Omit<StartOptions, 'version'> {
     ['tlsPrivateKeyFile', 'tls-private-key-file'],
     ['tlsCACertFile', 'tls-ca-cert-file'],
     ['logLevel', 'log-level'],
+    ['backend', 'backend'],
   ];
   for (const [key, flag] of optional) {
     const v = str(args, flag);

@@ -115,7 +115,7 @@ function indexPage(ctx: ServerContext): string {
 
 export async function buildServer(opts: BuildServerOptions = {}): Promise<FastifyInstance> {
   const config = opts.config ?? loadConfig({ version: opts.build?.version ?? 'dev' });
-  const engine = new Engine(opts);
+  const engine = new Engine(opts.backend === undefined && config.backend !== undefined ? { ...opts, backend: config.backend } : opts);
   const host = new EngineHost(engine, config.labels, configuredPlugins(config));
   const ctx: RegentHandle = {
     engine,

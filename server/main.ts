@@ -55,6 +55,8 @@ export interface StartOptions {
   /** Evaluation limits (see server/README.md, Limits); defaults in server/engine/engine.ts. */
   maxCollectionSize?: number;
   workerHeapMb?: number;
+  /** Back end of Data API decisions (`--backend`; default: the config's `regent.backend`, else js). */
+  backend?: 'js' | 'wasm';
   version: string;
   logLevel?: string;
 }
@@ -104,6 +106,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.evalTimeoutMs === undefined ? {} : { evalTimeoutMs: opts.evalTimeoutMs }),
     ...(opts.maxCollectionSize === undefined ? {} : { maxCollectionSize: opts.maxCollectionSize }),
     ...(opts.workerHeapMb === undefined ? {} : { workerHeapMb: opts.workerHeapMb }),
+    ...(opts.backend === undefined ? {} : { backend: opts.backend }),
     logger: opts.logLevel ? { level: opts.logLevel } : false,
   };
   const app = await buildServer(serverOpts);

@@ -27,6 +27,8 @@ export interface ServerConfig {
   status: boolean;
   /** Names of configured bundles. */
   bundles: string[];
+  /** `regent.backend` (a Regent extension): the back end of Data API decisions, `js` (default) or `wasm`. */
+  backend?: 'js' | 'wasm';
 }
 
 export interface LoadConfigOptions {
@@ -87,6 +89,8 @@ export function loadConfig(opts: LoadConfigOptions): ServerConfig {
   if (gzipLevel !== 0 && gzipLevel !== 1 && gzipLevel !== 9) throw new ConfigError('invalid server.encoding.gzip.compression_level: must be 0, 1 or 9');
   const decoding = objectAt(doc, 'server', 'decoding');
 
+  const backend = objectAt(doc, 'regent').backend;
+  if (backend !== undefined && backend !== null && backend !== 'js' && backend !== 'wasm') throw new ConfigError('invalid regent.backend: must be js or wasm');
   const bundles = doc.bundles ?? (doc.bundle ? { [String(objectAt(doc, 'bundle').name ?? 'bundle')]: doc.bundle } : undefined);
   return {
     document: doc,
@@ -103,6 +107,7 @@ export function loadConfig(opts: LoadConfigOptions): ServerConfig {
     decisionLogs: doc.decision_logs !== undefined && doc.decision_logs !== null,
     status: doc.status !== undefined && doc.status !== null,
     bundles: isObject(bundles) ? Object.keys(bundles) : [],
+    ...(backend === 'js' || backend === 'wasm' ? { backend } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 // values reach the workers as shared bytes prepared first (Engine.shareValues).
 import { RObject, fromJS, pathsOverlap, readPath, rootSegments, type Bundle, type Value } from '../../runtime/index.js';
 import { BundleActivationError } from './errors.js';
+import { bundleWasmSpec } from './wasm-modules.js';
 import type { Engine } from './engine.js';
 import { checkPathConflicts, packagePath, type PolicyRecord } from './policies.js';
 
@@ -102,6 +103,7 @@ async function activate(engine: Engine, name: string, bundle: Bundle, roots: str
   const data = txn.read([]);
   checkPathConflicts(candidate.rules, data instanceof RObject ? data : new RObject());
   engine.store.setBundleRoots(name, roots);
+  engine.setBundleWasm(name, bundleWasmSpec(name, bundle));
   await engine.installPolicies(next, candidate, txn);
   return { name, roots, ...(bundle.manifest.revision !== undefined ? { revision: bundle.manifest.revision } : {}) };
 }

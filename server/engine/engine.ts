@@ -14,6 +14,8 @@ import { PoolEvaluator } from './pool.js';
 import { checkPathConflicts, hasRulesFor, isEmptyModule, lazyRecord, recordPackage, rulePaths, toSourceFiles, type PolicyRecord, type RulePath } from './policies.js';
 import { candidateFromReport, compileHere, type PolicyCandidate } from './policy-compile.js';
 import type { EvalOutcome, EvalTask, StateUpdate, WireWriteOp } from './protocol.js';
+import type { EngineBackend, WasmBuildReport, WasmModuleSpec } from './wasm-modules.js';
+import { WasmCompiler } from './wasm-compiler.js';
 import { LARGE_DOCUMENT_BYTES, buildLocal, collectSoon, placeholder, registerDocument, registerPatchValues, shareBytes, sharedSource, snapshotData } from './shared-docs.js';
 
 /** Default per-evaluation deadline (ms): `--eval-timeout`. */
@@ -42,6 +44,8 @@ export interface EngineOptions {
   maxCollectionSize?: number;
   /** Old-generation heap limit of each worker in MB (default DEFAULT_WORKER_HEAP_MB). */
   workerHeapMb?: number;
+  /** `wasm`: Data API decisions on a Wasm module compiled from the policies (`--backend`; server/README.md). */
+  backend?: EngineBackend;
 }
 
 /** timer_rego_module_parse_ns, timer_rego_module_compile_ns and, when instrumented, timer_compile_stage_*_ns. */
@@ -81,7 +85,7 @@ export class Engine {
     setEvalLimits({ maxCollectionSize });
     this.core = new EvalCore(this.v0Compatible);
     this.store.onCommit((event) => {
-      this.core.data = this.store.root;
+      this.core.committed(this.store.root, event.ops);
       this.pendingOps.push(...event.ops);
     });
     const workers = opts.workers ?? 0;
@@ -97,6 +101,7 @@ export class Engine {
             snapshot: () => this.snapshot(),
           })
         : new InProcessEvaluator(this.core);
+    if (opts.backend === 'wasm') this.wasmCompiler = new WasmCompiler();
   }
 
   /** Number of committed state changes. */
@@ -221,9 +226,12 @@ export class Engine {
     this.records.clear();
     for (const [k, v] of records) this.records.set(k, v);
     this.core.setPolicy(candidate.policy);
+    this.engineWasm = undefined; // the new policy's module comes later (rebuildWasm)
+    if (this.evaluator instanceof InProcessEvaluator) this.core.setWasmModules(this.wasmSpecs().wasm);
     this.rules = candidate.rules;
     this.pendingPolicyId = candidate.policyId;
     await this.publish(true);
+    this.rebuildWasm();
   }
 
   /**
@@ -305,21 +313,78 @@ export class Engine {
   private async publish(policiesChanged: boolean): Promise<void> {
     const inProcess = !(this.evaluator instanceof PoolEvaluator);
     const ops: WireWriteOp[] = inProcess ? [] : this.pendingOps.map((o) => wireOp(o));
-    const changed = policiesChanged || this.pendingOps.length > 0;
+    const wasmChanged = this.wasmChanged;
+    this.wasmChanged = false;
+    const changed = policiesChanged || this.pendingOps.length > 0 || wasmChanged;
     this.pendingOps = [];
     if (!changed) return;
     this.generationValue++;
     if (inProcess) return; // the engine's own core already has the change
     const policyId = this.pendingPolicyId;
     this.pendingPolicyId = undefined;
-    const modules = policiesChanged ? { modules: toSourceFiles(this.records.values()), ...(policyId !== undefined && policyId >= 0 ? { policyId } : {}) } : {};
-    const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...modules };
+    const modules = policiesChanged ? { modules: toSourceFiles(this.records.values()), ...(policyId !== undefined && policyId >= 0 ? { policyId } : {}), ...this.wasmSpecs() } : {};
+    const update: StateUpdate = { type: 'update', generation: this.generationValue, ops, ...modules, ...(wasmChanged && !policiesChanged ? this.wasmSpecs() : {}) };
     await this.evaluator.publish(update);
   }
 
   private snapshot(): ReturnType<PoolOptionsSnapshot> {
     const { dataText, docs } = snapshotData(this.store.root);
-    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), dataText, ...(docs.length > 0 ? { docs } : {}) };
+    return { generation: this.generationValue, modules: toSourceFiles(this.records.values()), ...this.wasmSpecs(), dataText, ...(docs.length > 0 ? { docs } : {}) };
+  }
+
+  /** The bundles' Wasm modules (by bundle name) that come with the next policy install. */
+  private readonly bundleWasm = new Map<string, WasmModuleSpec>();
+  /** `--backend wasm`: the compile thread, the module it built for the current policies, the last build. */
+  private wasmCompiler: WasmCompiler | undefined;
+  private engineWasm: WasmModuleSpec | undefined;
+  private wasmChanged = false;
+  private wasmBuildId = 0;
+  private wasmBuild: Promise<WasmBuildReport | undefined> = Promise.resolve(undefined);
+
+  /** Record bundle `name`'s /policy.wasm (undefined: it ships none), before its policies are installed. */
+  setBundleWasm(name: string, spec: WasmModuleSpec | undefined): void {
+    if (spec) this.bundleWasm.set(name, spec);
+    else this.bundleWasm.delete(name);
+  }
+
+  private wasmSpecs(): { wasm: WasmModuleSpec[] } {
+    return { wasm: [...this.bundleWasm.values(), ...(this.engineWasm ? [this.engineWasm] : [])] };
+  }
+
+  /**
+   * `--backend wasm`: build the current policies' module on the compile thread, then
+   * publish it (a state change of its own: evaluators answer on JS until they have it).
+   */
+  private rebuildWasm(): void {
+    const compiler = this.wasmCompiler;
+    if (!compiler) return;
+    const records = this.records;
+    const taken = [...this.bundleWasm.values()].flatMap((s) => s.entrypoints);
+    const id = ++this.wasmBuildId;
+    this.wasmBuild = compiler.build(toSourceFiles(records.values()), this.v0Compatible, taken).then(async (out) => {
+      if ('superseded' in out || id !== this.wasmBuildId) return undefined; // a newer policy is being built
+      this.engineWasm = out.specs[0];
+      if (this.engineWasm === undefined) return out;
+      if (this.evaluator instanceof InProcessEvaluator) this.core.setWasmModules(this.wasmSpecs().wasm);
+      else {
+        this.wasmChanged = true;
+        await this.publish(false);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * The last Wasm module build (`--backend wasm`), once it is in place in every
+   * evaluator: refused entrypoints and errors; undefined when superseded or disabled.
+   */
+  wasmReady(): Promise<WasmBuildReport | undefined> {
+    return this.wasmBuild;
+  }
+
+  /** Per Wasm module of the in-process evaluator: decisions served and fallbacks (tests). */
+  wasmStats(): ReturnType<EvalCore['wasm']['stats']> {
+    return this.core.wasm.stats();
   }
 
   /** Evaluate a task on the evaluator (worker pool or in-process). */
@@ -363,6 +428,7 @@ export class Engine {
   }
 
   close(): Promise<void> {
+    void this.wasmCompiler?.close();
     return this.evaluator.close();
   }
 }

@@ -7,8 +7,10 @@
 // /health's `x = 1`) run against the empty policy meanwhile.
 import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
 import { bodyToJSON, cachedPartial, moduleToJSON, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
-import { RObject, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value } from '../../runtime/index.js';
+import { RObject, applyWrite, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value, type WriteOp } from '../../runtime/index.js';
 import { explainEvaluation, renderExplanation } from './explain.js';
+import { WasmDecisions } from './wasm-decisions.js';
+import type { WasmModuleSpec } from './wasm-modules.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
 
 const CACHE_LIMIT = 1000;
@@ -39,7 +41,9 @@ export class EvalCore {
   private cache = new Map<string, PreparedQuery>();
   /** Direct document reads by path (see EvalTask.path), for the current policy. */
   private decisions = new Map<string, ReturnType<CompiledPolicy['prepareDecision']>>();
-  data: RObject = new RObject();
+  private dataValue: RObject = new RObject();
+  /** Data API decisions on Wasm modules (bundle /policy.wasm, `--backend wasm`); see wasm-decisions.ts. */
+  readonly wasm = new WasmDecisions();
 
   constructor(
     readonly v0Compatible: boolean,
@@ -62,6 +66,38 @@ export class EvalCore {
     this.lazyPolicy = typeof policy === 'function' ? policy : undefined;
     this.cache = new Map();
     this.decisions = new Map();
+    this.wasm.clear();
+  }
+
+  /** The base document. Replacing it reloads the Wasm modules' copies (lazily). */
+  get data(): RObject {
+    return this.dataValue;
+  }
+
+  set data(data: RObject) {
+    this.dataValue = data;
+    if (this.wasm.active) this.wasm.setData(data);
+  }
+
+  /** One store write; the Wasm modules patch their copies in place (opa_value_add_path/remove_path). */
+  applyWrite(op: WriteOp): void {
+    this.dataValue = applyWrite(this.dataValue, op);
+    if (this.wasm.active) this.wasm.write(op, this.dataValue);
+  }
+
+  /** The store committed `ops`, giving `root` (in-process: the engine's store is the core's document). */
+  committed(root: RObject, ops: WriteOp[]): void {
+    const incremental = this.wasm.active && ops.length > 0 && ops.every((o) => o.path.length > 0);
+    this.dataValue = root;
+    if (!this.wasm.active) return;
+    if (incremental) for (const op of ops) this.wasm.write(op, root);
+    else this.wasm.setData(root);
+  }
+
+  /** The Wasm modules of the current policy (bundles' /policy.wasm, the engine's own with `--backend wasm`). */
+  setWasmModules(specs: WasmModuleSpec[]): void {
+    if (specs.length === 0 && !this.wasm.active) return;
+    this.wasm.configure(this.policy, specs, this.dataValue);
   }
 
   /** A prepared query, from the cache when possible. Throws RegoErrors tagged with the failing phase. */
@@ -159,6 +195,10 @@ export class EvalCore {
     const timers: Record<string, number> = {};
     let cacheHit = false;
     try {
+      if (task.path && task.mode === 'value' && !task.explain && !task.instrument && this.wasm.active) {
+        const served = this.wasm.decide(task, input, timers);
+        if (served) return served;
+      }
       let t: bigint;
       let inputValue = input;
       if (task.input !== undefined && inputValue === undefined) {

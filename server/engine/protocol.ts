@@ -3,6 +3,7 @@
 // as shared JSON bytes, see SharedDocument), errors as plain objects that the
 // receiving side turns back into typed errors.
 import type { SourceFile } from '../../compiler/index.js';
+import type { WasmModuleSpec } from './wasm-modules.js';
 
 export type ExplainMode = 'notes' | 'fails' | 'full' | 'debug';
 
@@ -94,6 +95,8 @@ export interface StateUpdate {
   generation: number;
   /** The whole module set, when policies changed. */
   modules?: SourceFile[];
+  /** The Wasm modules of the current policy (with `modules`, or alone once the engine's is built; wasm-modules.ts). */
+  wasm?: WasmModuleSpec[];
   /** With `modules`: the id of the policy the workers compiled ahead ('compile'); a worker without it compiles `modules`. */
   policyId?: number;
   ops?: WireWriteOp[];
@@ -105,6 +108,8 @@ export interface StateSnapshot {
   generation: number;
   target: number;
   modules: SourceFile[];
+  /** The bundles' Wasm modules for the policy. */
+  wasm?: WasmModuleSpec[];
   dataText: string;
   /** Large documents left out of dataText (null there), to build and put at their paths. */
   docs?: { path: string[]; doc: SharedDocument }[];

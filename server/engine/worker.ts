@@ -59,10 +59,11 @@ function applyUpdate(update: StateUpdate): void {
     compiledAhead.clear();
     core.setPolicy(ahead ?? compileModules(update.modules, config.v0Compatible));
   }
+  if (update.modules || update.wasm) core.setWasmModules(update.wasm ?? []);
   const docs = new Map<number, Value>(); // several operations of one patch name the same document
   for (const op of update.ops ?? []) {
     const value = opValue(op, docs);
-    core.data = applyWrite(core.data, { op: op.op, path: op.path, ...(value === undefined ? {} : { value }) });
+    core.applyWrite({ op: op.op, path: op.path, ...(value === undefined ? {} : { value }) });
   }
 }
 
@@ -119,6 +120,7 @@ function onDown(msg: DownMessage): void {
     const data = parseJSON(msg.dataText);
     core.data = data instanceof RObject ? data : new RObject();
     for (const { path, doc } of msg.docs ?? []) core.data = applyWrite(core.data, { op: 'replace', path, value: takeDocument(doc) });
+    core.setWasmModules(msg.wasm ?? []);
     generation = msg.generation;
   } else {
     if (generation < 0 || msg.generation <= generation) return; // not started yet, or already applied
