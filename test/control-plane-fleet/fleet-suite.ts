@@ -77,16 +77,22 @@ export function fleetSuite(backend: Backend): void {
         { bundle: { state: 'NOT_READY' }, decision_logs: { state: 'ERROR', message: 'upload failed' } },
       );
       report.decision_logs = { code: 'decision_logs_error', message: 'server replied with 500' };
+      // OPA's activation errors are ast.Error objects.
+      (report.bundles as any).lib.code = 'bundle_error';
+      (report.bundles as any).lib.message = '1 error occurred during compilation';
+      (report.bundles as any).lib.errors = [{ code: 'rego_type_error', message: 'undefined function foo', location: { file: '/lib/x.rego', row: 7, col: 3 } }];
       expect((await post('/status', report)).status).toBe(200);
       const e = (await s.req('GET', '/v1/fleet/broken')).json.result;
       expect(e.errors).toEqual([
         'bundle app: bundle_error: server replied with Not Found',
         'bundle app: policy.rego:3: rego_parse_error: unexpected eof',
+        'bundle lib: bundle_error: 1 error occurred during compilation',
+        'bundle lib: /lib/x.rego:7:3: rego_type_error: undefined function foo',
         'decision_logs: decision_logs_error: server replied with 500',
         'plugin decision_logs: ERROR: upload failed',
       ]);
       expect(e.bundles.app).toMatchObject({ active_revision: 'r1', code: 'bundle_error', errors: ['policy.rego:3: rego_parse_error: unexpected eof'] });
-      expect(e.bundles.lib).toEqual({ active_revision: '', last_successful_activation: '' });
+      expect(e.bundles.lib).toMatchObject({ active_revision: '', last_successful_activation: '', code: 'bundle_error' });
       expect(e.report).toEqual(JSON.parse(JSON.stringify(report)));
     });
 

@@ -157,9 +157,11 @@ export function servedRevisions(r: StatusReport): { bundle: string; revision: st
 function errorText(e: unknown): string {
   if (typeof e === 'string') return e;
   if (isObject(e)) {
-    const loc = isObject(e.location) ? `${String(e.location.file ?? '')}:${String(e.location.row ?? '')}` : '';
+    // OPA's ast.Error: {code, message, location: {file, row, col}} → `file:row:col: code: message`.
+    const l = isObject(e.location) ? e.location : {};
+    const loc = [l.file, l.row, l.col].filter((x) => x !== undefined && x !== null && x !== '' && x !== 0).join(':');
     const parts = [loc, typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : ''];
-    const text = parts.filter((p) => p !== '' && p !== ':').join(': ');
+    const text = parts.filter((p) => p !== '').join(': ');
     if (text !== '') return text;
   }
   return JSON.stringify(e);
