@@ -1,0 +1,97 @@
+// One bundle: its definition (labels, requirements, object storage), the latest
+// build with its error and file:row:col locations, the status history (the last
+// ten records), the stacks whose selectors match it (asked of the server's
+// /v1/stacks-preview, so the matching is the builder's own), the engines serving
+// it, and "Rebuild now" for keys that may write.
+import { useState } from 'preact/hooks';
+import { api, ApiError, enc, listAll } from '../api.js';
+import { html, BuildError, ErrorBox, Labels, link, PageTitle, StatusBadge, Time, usePoll } from '../ui.js';
+
+const optional = (p) => p.catch((e) => (e instanceof ApiError && (e.status === 404 || e.status === 403) ? undefined : Promise.reject(e)));
+
+async function loadBundle(name) {
+  const [bundle, history, stacks, fleet] = await Promise.all([
+    api(`/v1/bundles/${enc(name)}`).then((b) => b.result),
+    optional(api(`/v1/bundles/${enc(name)}/status`)).then((b) => b?.result ?? []),
+    optional(listAll('/v1/stacks')).then((s) => s ?? []),
+    optional(api('/v1/fleet/bundles')).then((b) => (b?.result ?? []).find((x) => x.bundle === name)),
+  ]);
+  const matching = [];
+  for (const s of stacks) {
+    const body = { selector: s.selector ?? {} };
+    if (s.exclude_selector !== undefined && s.exclude_selector !== null) body.exclude_selector = s.exclude_selector;
+    const preview = await optional(api('/v1/stacks-preview', { method: 'POST', body }));
+    if (preview?.result?.bundles?.includes(name)) matching.push(s.name);
+  }
+  return { bundle, history, matching, fleet };
+}
+
+export function BundlePage({ name, access }) {
+  const { data, error, reload } = usePoll(() => loadBundle(name), [name]);
+  const [action, setAction] = useState({});
+
+  const rebuild = async () => {
+    setAction({ busy: true });
+    try {
+      await api(`/v1/bundles/${enc(name)}/rebuild`, { method: 'POST', body: {} });
+      setAction({ done: 'Rebuild queued.' });
+      setTimeout(reload, 500);
+    } catch (e) {
+      setAction({ error: e });
+    }
+  };
+
+  const latest = data?.history?.[0];
+  return html`<p class="small"><a href="#/bundles">← Bundles</a></p>
+    <${PageTitle} title=${`Bundle ${name}`} />
+    <${ErrorBox} error=${error} />
+    ${data &&
+    html`<div class="toolbar">
+        <span>Latest build: <${StatusBadge} status=${latest?.status} /></span>
+        ${latest && html`<span class="muted">revision <code>${latest.revision || '""'}</code>, <${Time} iso=${latest.updated_at ?? latest.created_at} /></span>`}
+        <span class="spacer"></span>
+        ${access.canWrite && html`<button type="button" onClick=${rebuild} disabled=${action.busy}>Rebuild now</button>`}
+      </div>
+      ${action.done && html`<div class="alert ok" role="status">${action.done}</div>`}
+      <${ErrorBox} error=${action.error} />
+      ${latest && latest.status !== 'SUCCESS' && html`<${BuildError} message=${latest.error_message} />`}
+      <section class="panel" aria-labelledby="definition">
+        <h2 id="definition">Definition</h2>
+        <dl class="facts">
+          <dt>Labels</dt><dd><${Labels} labels=${data.bundle.labels} /></dd>
+          <dt>Requirements</dt>
+          <dd>${(data.bundle.requirements ?? []).length === 0
+            ? html`<span class="muted">none</span>`
+            : (data.bundle.requirements ?? []).map(
+                (r) => html`<div>${r.source ? html`<a href=${link('sources', r.source)}>${r.source}</a>` : html`<code>${JSON.stringify(r)}</code>`}
+                  ${r.path && html` <span class="muted">path ${r.path}</span>`}${r.prefix && html` <span class="muted">prefix ${r.prefix}</span>`}</div>`,
+              )}</dd>
+          <dt>Matching stacks</dt>
+          <dd>${data.matching.length === 0 ? html`<span class="muted">none</span>` : data.matching.map((s) => html`<span class="label">${s}</span>`)}</dd>
+          <dt>Object storage</dt><dd><code>${JSON.stringify(data.bundle.object_storage)}</code></dd>
+          ${data.fleet &&
+          html`<dt>Engines</dt>
+            <dd>${data.fleet.serving_latest} of ${data.fleet.engines} serving the latest build
+              ${data.fleet.seconds_to_first_serve !== undefined && html` · first served ${data.fleet.seconds_to_first_serve.toFixed(1)} s after the build`}
+              · <a href="#/fleet">fleet</a></dd>`}
+        </dl>
+      </section>
+      <section aria-labelledby="history">
+        <h2 id="history">Status history</h2>
+        <div class="table-wrap">
+          <table aria-label="Status history">
+            <thead><tr><th>Revision</th><th>Phase</th><th>Status</th><th>Time</th><th>Error</th></tr></thead>
+            <tbody>
+              ${data.history.length === 0 && html`<tr><td colspan="5" class="muted">No build yet.</td></tr>`}
+              ${data.history.map(
+                (s) => html`<tr>
+                  <td><code>${s.revision || '""'}</code></td><td>${s.phase}</td><td><${StatusBadge} status=${s.status} /></td>
+                  <td><${Time} iso=${s.updated_at ?? s.created_at} /></td>
+                  <td class="small">${s.error_message ? s.error_message.split('\n')[0] : ''}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+      </section>`}`;
+}
