@@ -96,8 +96,6 @@ export class PartialEvaluator extends PartialExprs {
     return true;
   }
 
-  /** The source expression of the statement being evaluated. */
-  private src: AstExpr | undefined;
 
   stmt(s: Stmt, f: Frame, k: K, loc: Location = LOC): boolean {
     const src = this.src;

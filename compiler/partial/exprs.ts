@@ -17,6 +17,7 @@ import { matches } from '../passes/check-types.js';
 import { eqExpr, LOC, mkCall, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal, groundRootPath } from './terms.js';
 import { localsOf, type Root, type World } from './world.js';
 import type { PartialRules } from './rules.js';
+import { boundInside, findComprehension, saveComprehension, type OuterBinding } from './comprehension.js';
 
 export type K = () => boolean;
 export type KV = (v: PVal) => boolean;
@@ -97,6 +98,18 @@ export abstract class PartialExprs {
 
   /** The source location of the statement being evaluated (residual expressions get it). */
   curLoc: Location = LOC;
+
+  /** The source expression of the statement being evaluated. */
+  src: AstExpr | undefined;
+
+  /** A fresh var name from a source name, numbered by frame (a saved comprehension's vars). */
+  freshName(base: string, f: Frame | undefined): string {
+    const stem = base + String(f?.id ?? 0);
+    let name = stem;
+    for (let n = 1; this.used.has(name); n++) name = `${stem}_${n}`;
+    this.used.add(name);
+    return name;
+  }
 
   /** Add a residual expression for the rest of this path. */
   save(e: AstExpr, k: K): boolean {
@@ -277,9 +290,19 @@ export abstract class PartialExprs {
   /** A comprehension over unknowns: its value when the body resolves, else a residual comprehension. */
   private comprehension(e: Expr & { k: 'compr' }, f: Frame, k: KV): boolean {
     const mark = this.varSeq.size;
+    const src = this.src; // the body's statements set their own while it is searched
+    // What the comprehension reads from the enclosing body, as bound before its search.
+    const inside = boundInside(e);
+    const outer: OuterBinding[] = [];
+    for (const slot of localsOf(e)) {
+      const v = inside.has(slot) ? undefined : f.get(slot);
+      const name = f.names[slot];
+      if (v !== undefined && name !== undefined) outer.push({ name, term: toTerm(v) });
+    }
     const alts = this.sub<[PVal, PVal | undefined]>((emit) =>
       this.block(e.body, 0, f, () => this.ex(e.head, f, (h) => (e.key ? this.ex(e.key, f, (key) => emit([h, key])) : emit([h, undefined])))),
     );
+    this.src = src;
     if (alts.every((a) => a.body.length === 0 && !(a.x[0] instanceof Sym) && !(a.x[1] instanceof Sym))) {
       if (e.kind === 'object') {
         const o = new RUNTIME.RObject();
@@ -294,7 +317,12 @@ export abstract class PartialExprs {
       const parts: Term[] = alts.map((a) => ({ kind: 'setcomp', head: toTerm(a.x[0]), body: this.rules.finish(a.body, [a.x[0]], mark), loc: LOC }));
       return k(new Sym(parts.reduce((acc, t) => mkCall('or', [acc, t], e.loc))));
     }
-    if (alts.length !== 1) throw new PartialUnsupported('array and object comprehensions whose body has several residual alternatives');
+    if (alts.length !== 1) {
+      // As OPA: the whole comprehension, its outer bindings appended (comprehension.ts).
+      const c = findComprehension(src, e.loc, this.ip.ir);
+      if (!c) throw new PartialUnsupported('array and object comprehensions whose body has several residual alternatives');
+      return k(new Sym(saveComprehension(c, outer, (n) => this.freshName(n, f))));
+    }
     const [h, key] = alts[0]!.x;
     const body = this.rules.finish(alts[0]!.body, [h, key], mark);
     if (e.kind === 'object') return k(new Sym({ kind: 'objectcomp', key: toTerm(key!), value: toTerm(h), body, loc: LOC }));
