@@ -200,6 +200,8 @@ describe('POST /v1/compile in a worker thread', () => {
     const r = await call(pooled, 'POST', '/v1/compile', { query: 'data.example.allow == true', input: { subject: { clearance_level: 4 } }, unknowns: ['data.reports'] }, { 'content-type': 'application/json' });
     expect(r.status).toBe(200);
     expect(r.json()).toEqual({ result: { queries: [[GTE]] } });
+    const traced = await call(pooled, 'POST', '/v1/compile?explain=full', { query: 'data.example.allow == true', input: { subject: { clearance_level: 4 } }, unknowns: ['data.reports'] }, { 'content-type': 'application/json' });
+    expect((traced.json() as { explanation: { op: string }[] }).explanation.map((e) => e.op)).toEqual(expect.arrayContaining(['enter', 'eval', 'save', 'exit']));
     const d = await call(pooled, 'POST', '/v1/compile', { query: 'input.n > data.limits.max' }, { 'content-type': 'application/json' });
     expect(JSON.stringify(d.json())).toContain('{"type":"number","value":3}');
     const bad = await call(pooled, 'POST', '/v1/compile', { query: 'input.x > 0', unknowns: ['nope'] }, { 'content-type': 'application/json' });
