@@ -78,8 +78,9 @@ export async function runAdmissionBench(opts: { rounds?: number; time?: number; 
       js: () => { if (decide({ input: values[i++ & 31]!, data: empty }) !== undefined) sink++; },
       hand: () => { if (t.handWritten(reviews[i++ & 31]!).length >= 0) sink++; },
     };
-    if ('host' in wasm) tasks.wasm = () => { if (wasm.host.evaluate(reviews[i++ & 31]!).length > 0) sink++; };
-    else log(`admission ${t.name}: no Wasm row (${wasm.skipped})`);
+    const host = 'host' in wasm ? wasm.host : undefined;
+    if (host) tasks.wasm = () => { if (host.evaluate(reviews[i++ & 31]!).length > 0) sink++; };
+    else if ('skipped' in wasm) log(`admission ${t.name}: no Wasm row (${wasm.skipped})`);
     const r = await alternateRounds(tasks, 'hand', opts);
     if (sink < 0) log(String(sink));
     const base = { baseline: 'hand-written JS', unit: 'ns/decision', baselineValue: r.ns.hand!, target: '—' };

@@ -7,6 +7,7 @@ import { Bench } from 'tinybench';
 import { compile } from '../compiler/index.js';
 import { fromJS, toJS, type Value } from '../runtime/index.js';
 import { handWrittenAllow, makeRbacData } from './fixtures/rbac/make-data.js';
+import { loadWasm } from './timing.js';
 
 export interface RbacResult {
   /** ns per decision through the decision path (as the Data API serves it). */
@@ -16,6 +17,8 @@ export interface RbacResult {
   baselineNs: number;
   ratio: number;
   queryRatio: number;
+  /** The decision on the Wasm back end (Regent's host), or why it did not run. */
+  wasm: { ns: number; ratio: number } | { skipped: string };
 }
 
 function median(xs: number[]): number {
@@ -39,6 +42,12 @@ export async function runRbacBench(opts: { rounds?: number; time?: number } = {}
     const viaQuery = toJS(query.eval({ input: inputValues[i]!, data: dataValue })[0]!.expressions[0]!.value);
     if (viaDecision !== want || viaQuery !== want) throw new Error(`decision mismatch for ${JSON.stringify(input)}`);
   });
+  const wasm = await loadWasm(policy, [['rbac', 'allow']], data);
+  if ('host' in wasm) {
+    inputs.forEach((input) => {
+      if ((wasm.host.evaluate(input)[0]?.result ?? false) !== handWrittenAllow(data, input)) throw new Error(`wasm decision mismatch for ${JSON.stringify(input)}`);
+    });
+  }
   let i = 0;
   let sink = 0;
   const tasks: Record<string, () => void> = {
@@ -52,7 +61,8 @@ export async function runRbacBench(opts: { rounds?: number; time?: number } = {}
       if (handWrittenAllow(data, inputs[i++ & 63]!)) sink++;
     },
   };
-  const per: Record<string, number[]> = { regent: [], query: [], baseline: [] };
+  if ('host' in wasm) tasks.wasm = () => { if (wasm.host.evaluate(inputs[i++ & 63]!)[0]?.result === true) sink++; };
+  const per: Record<string, number[]> = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]));
   const rounds = opts.rounds ?? 7;
   for (let r = 0; r < rounds; r++) {
     const bench = new Bench({ time: opts.time ?? 200, warmupTime: 50 });
@@ -69,6 +79,7 @@ export async function runRbacBench(opts: { rounds?: number; time?: number } = {}
     baselineNs: median(per.baseline!),
     ratio: median(ratios),
     queryRatio: median(queryRatios),
+    wasm: 'host' in wasm ? { ns: median(per.wasm!), ratio: median(per.wasm!.map((x, k) => x / per.baseline![k]!)) } : { skipped: wasm.skipped },
   };
 }
 

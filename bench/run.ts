@@ -1,7 +1,11 @@
 // `npm run bench`: every in-repo workload that has a same-run baseline, as one table
 // of ratios, also written as JSON to bench/results/latest.json. Workloads: the RBAC
 // decision in process (decision path and ad-hoc query, against a hand-written JS
-// function) and CLI start (whole processes against `node -e 0`). With `--server`
+// function), Kubernetes admission (gatekeeper templates against hand-written JS), the
+// ACI policy's nine entrypoints, a 50 MB data document (lookup and full scan, p50/p99),
+// rule indexing (1 to 10,000 rules), each also on the Wasm back end, and CLI start
+// (whole processes against `node -e 0`). `--only rbac,admission,aci,large-data,indexing,cli`
+// runs a subset (then bench/results/latest.json holds only those rows). With `--server`
 // (or REGENT_BENCH_SERVER=1) it also runs bench/server.bench.ts (autocannon against
 // an empty Fastify route, minutes) and takes its ratios. The memory and filters
 // benchmarks run on their own (`npm run bench:memory`, `npm run bench:filters`).
@@ -13,21 +17,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runRbacBench } from './rbac.bench.js';
 import { runCliStartBench } from './cli-start.bench.js';
+import { runAdmissionBench } from './admission.bench.js';
+import { runAciBench } from './aci.bench.js';
+import { runLargeDataBench } from './large-data.bench.js';
+import { runIndexingBench } from './indexing.bench.js';
+import type { Row } from './timing.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export interface Row {
-  workload: string;
-  /** What the ratio is measured against. */
-  baseline: string;
-  /** Regent's figure and its unit (ns/decision, ms, req/s). */
-  value: number;
-  unit: string;
-  baselineValue: number;
-  ratio: number;
-  /** The goal from issue 14, as text (`≤ 1.5x`). */
-  target: string;
-}
+export type { Row };
 
 function serverRows(): Row[] {
   const out = execFileSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'bench', 'server.bench.ts')], { cwd: root, encoding: 'utf8' });
@@ -47,16 +45,35 @@ function serverRows(): Row[] {
     }));
 }
 
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg >= 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
+const runs = (name: string): boolean => only === undefined || only.has(name);
+const notes: string[] = [];
+const log = (s: string): void => {
+  notes.push(s);
+  console.log(s);
+};
+
 const startLoad = loadavg()[0]!;
 const rows: Row[] = [];
-const rbac = await runRbacBench();
-rows.push(
-  { workload: 'rbac allow, decision (in process)', baseline: 'hand-written JS', value: rbac.regentNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.ratio, target: '≤ 1.5x' },
-  { workload: 'rbac allow, ad-hoc query (in process)', baseline: 'hand-written JS', value: rbac.queryNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.queryRatio, target: '—' },
-);
-const cli = runCliStartBench();
-for (const c of cli.commands) {
-  rows.push({ workload: `CLI start: ${c.name} (${cli.mode})`, baseline: 'node -e 0', value: c.ms, unit: 'ms', baselineValue: cli.nodeMs, ratio: c.ratio, target: '≤ 3x' });
+if (runs('rbac')) {
+  const rbac = await runRbacBench();
+  rows.push(
+    { workload: 'rbac allow, decision (in process)', baseline: 'hand-written JS', value: rbac.regentNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.ratio, target: '≤ 1.5x' },
+    { workload: 'rbac allow, ad-hoc query (in process)', baseline: 'hand-written JS', value: rbac.queryNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.queryRatio, target: '—' },
+  );
+  if ('ns' in rbac.wasm) rows.push({ workload: 'rbac allow, Wasm', baseline: 'hand-written JS', value: rbac.wasm.ns, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.wasm.ratio, target: '—' });
+  else log(`rbac: no Wasm row (${rbac.wasm.skipped})`);
+}
+if (runs('admission')) rows.push(...(await runAdmissionBench({ log })));
+if (runs('aci')) rows.push(...(await runAciBench({ log })));
+if (runs('large-data')) rows.push(...(await runLargeDataBench({ log })));
+if (runs('indexing')) rows.push(...(await runIndexingBench({ log })));
+if (runs('cli')) {
+  const cli = runCliStartBench();
+  for (const c of cli.commands) {
+    rows.push({ workload: `CLI start: ${c.name} (${cli.mode})`, baseline: 'node -e 0', value: c.ms, unit: 'ms', baselineValue: cli.nodeMs, ratio: c.ratio, target: '≤ 3x' });
+  }
 }
 if (process.argv.includes('--server') || process.env.REGENT_BENCH_SERVER === '1') rows.push(...serverRows());
 
@@ -74,7 +91,9 @@ const result = {
   node: process.version,
   cores: cpus().length,
   loadAverage: { start: Number(startLoad.toFixed(2)), end: Number(endLoad.toFixed(2)) },
+  ...(only ? { only: [...only] } : {}),
   rows,
+  notes,
 };
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(join(root, 'bench', 'results', 'latest.json'), JSON.stringify(result, null, 2) + '\n');

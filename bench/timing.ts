@@ -70,12 +70,13 @@ export async function loadWasm(
   policy: CompiledPolicy,
   entrypoints: string[][],
   data: unknown,
-): Promise<{ host: WasmPolicy } | { skipped: string }> {
+): Promise<{ host: WasmPolicy; setDataMs: number } | { skipped: string }> {
   try {
     const wasm = await compileWasm(policy, entrypoints, { optimize: 2 });
     const host = await WasmPolicy.load(wasm);
+    const t = performance.now();
     host.setData(data);
-    return { host };
+    return { host, setDataMs: performance.now() - t };
   } catch (e) {
     return { skipped: (e as Error).message.split('\n')[0]!.slice(0, 160) };
   }

@@ -42,6 +42,9 @@ const MAX_CALL_DEPTH = 2000;
 
 interface CompiledIndex {
   ref: E;
+  /** String keys by the string itself: no canonical text to build per lookup. */
+  byString: Map<string, CompiledDef[]>;
+  /** Other scalar keys (numbers, booleans, null) by canonical key. */
   byKey: Map<string, CompiledDef[]>;
   always: CompiledDef[];
 }
@@ -87,8 +90,13 @@ export class Program implements ProgramOps {
     const defs = this.defs[g.id]!;
     const pick = (ids: number[]): CompiledDef[] => [...new Set(ids)].sort((a, b) => a - b).map((i) => defs[i]!);
     const byKey = new Map<string, CompiledDef[]>();
-    for (const e of ix.entries) byKey.set(this.rt.canonicalKey(e.key), pick([...e.defs, ...ix.always]));
-    return { ref: this.cc.expr(ix.ref), byKey, always: pick(ix.always) };
+    const byString = new Map<string, CompiledDef[]>();
+    for (const e of ix.entries) {
+      const defsFor = pick([...e.defs, ...ix.always]);
+      if (typeof e.key === 'string') byString.set(e.key, defsFor);
+      else byKey.set(this.rt.canonicalKey(e.key), defsFor);
+    }
+    return { ref: this.cc.expr(ix.ref), byString, byKey, always: pick(ix.always) };
   }
 
   /** The definitions of a group worth running in this context (all, unless indexed). */
@@ -96,7 +104,8 @@ export class Program implements ProgramOps {
     const ix = this.indexes[g.id];
     if (ix === undefined) return this.defs[g.id]!;
     const v = ix.ref(NO_FRAME, c);
-    if (v === undefined) return ix.always;
+    if (typeof v === 'string') return ix.byString.get(v) ?? ix.always;
+    if (v === undefined || ix.byKey.size === 0) return ix.always;
     return ix.byKey.get(this.rt.canonicalKey(v)) ?? ix.always;
   }
 

@@ -1,0 +1,72 @@
+// Rule indexing workload (warm, in process): a policy with 1, 100, 1,000 and 10,000
+// definitions of `allow` of the shape `allow if input.x == "c<i>"` (one rule group, so
+// compiler/passes/rule-index.ts indexes it on input.x), decided for inputs that hit a
+// definition and inputs that hit none. The baseline is the same decision with one
+// definition, measured in the same rounds: evaluation time should stay flat
+// (issue 14: ≤ 1.2x from 1 to 10,000 rules). Results are checked against the expected
+// value (x in the constants) first. Run alone: npx tsx bench/indexing.bench.ts
+import { compile } from '../compiler/index.js';
+import { fromJS, type Value } from '../runtime/index.js';
+import { alternateRounds, loadWasm, type Row } from './timing.js';
+
+export const RULE_COUNTS = [1, 100, 1000, 10000];
+const WASM_MAX_RULES = 1000;
+
+function policyText(n: number): string {
+  const lines = ['package idx', 'import rego.v1', ''];
+  for (let i = 0; i < n; i++) lines.push(`allow if input.x == "c${i}"`);
+  return lines.join('\n') + '\n';
+}
+
+/** 64 inputs: half hit a definition that exists in every policy size (c0), half hit none. */
+function inputs(): { x: string }[] {
+  return Array.from({ length: 64 }, (_, k) => ({ x: k % 2 ? 'c0' : `other-${k}` }));
+}
+
+export async function runIndexingBench(opts: { rounds?: number; time?: number; log?: (s: string) => void } = {}): Promise<Row[]> {
+  const log = opts.log ?? console.log;
+  const ins = inputs();
+  const values = ins.map((x) => fromJS(x));
+  const data = fromJS({});
+  const tasks: Record<string, () => void> = {};
+  const wasmTasks: Record<string, () => void> = {};
+  let i = 0;
+  let sink = 0;
+  for (const n of RULE_COUNTS) {
+    const t = performance.now();
+    const policy = compile([{ file: `idx${n}.rego`, text: policyText(n) }]);
+    const compileMs = performance.now() - t;
+    const decide = policy.prepareDecision(['idx', 'allow']);
+    ins.forEach((x, k) => {
+      const got = decide({ input: values[k]!, data }) as Value | undefined;
+      if ((got === true) !== (x.x === 'c0')) throw new Error(`indexing (${n} rules): wrong result for ${x.x}`);
+    });
+    tasks[String(n)] = () => { if (decide({ input: values[i++ & 63]!, data }) === true) sink++; };
+    // binaryen takes minutes on 10,000 rules: the Wasm rows stop at WASM_MAX_RULES
+    const wasm = n > WASM_MAX_RULES ? { skipped: `Wasm compile of ${n} rules takes minutes; Wasm rows use up to ${WASM_MAX_RULES}` } : await loadWasm(policy, [['idx', 'allow']], {});
+    if ('skipped' in wasm) log(`indexing ${n} rules: no Wasm row (${wasm.skipped})`);
+    else {
+      ins.forEach((x) => {
+        if ((wasm.host.evaluate(x)[0]?.result === true) !== (x.x === 'c0')) throw new Error(`indexing (${n} rules, wasm): wrong result for ${x.x}`);
+      });
+      wasmTasks[String(n)] = () => { if (wasm.host.evaluate(ins[i++ & 63]).length) sink++; };
+    }
+    log(`indexing: ${n} rules compiled in ${compileMs.toFixed(0)} ms`);
+  }
+  const js = await alternateRounds(tasks, '1', opts);
+  const rows: Row[] = RULE_COUNTS.slice(1).map((n) => ({
+    workload: `indexing: ${n} rules input.x == const`, baseline: '1 rule', value: js.ns[String(n)]!, unit: 'ns/decision',
+    baselineValue: js.ns['1']!, ratio: js.ratio[String(n)]!, target: '≤ 1.2x',
+  }));
+  const top = String(WASM_MAX_RULES);
+  if (wasmTasks['1'] && wasmTasks[top]) {
+    const w = await alternateRounds({ '1': wasmTasks['1'], [top]: wasmTasks[top] }, '1', opts);
+    rows.push({ workload: `indexing: ${top} rules, Wasm`, baseline: '1 rule, Wasm', value: w.ns[top]!, unit: 'ns/decision', baselineValue: w.ns['1']!, ratio: w.ratio[top]!, target: '≤ 1.2x' });
+  }
+  if (sink < 0) log(String(sink));
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of await runIndexingBench()) console.log(`${r.workload}: ${r.value.toFixed(0)} ns vs ${r.baselineValue.toFixed(0)} ns (${r.baseline}), ${r.ratio.toFixed(2)}x`);
+}
