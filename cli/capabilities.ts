@@ -2,17 +2,18 @@
 // `opa capabilities`: --current prints this build's capabilities JSON (builtins
 // with their type declarations, future keywords, Wasm ABI versions, features)
 // generated from the builtin registry; --file prints a capabilities JSON file
-// (validated and re-indented); --version prints a known version's capabilities.
-// Only this build's version is known (OPA ships one file per release; Regent
-// generates its own, the newest it can emulate): `--version v<regent version>` is
-// `--current`, other names fail as OPA's `no capabilities version found vX`; an OPA
-// release's own file works with --file. Without flags (or with --list, an alias
-// OPA does not have) the known versions are listed, one per line.
+// (validated and re-indented); --version prints a known version's capabilities:
+// an OPA release (cli/capabilities-versions.ts: this build's catalog filtered to
+// the builtins, keywords and features that release had) or `v<regent version>`
+// (= --current); other names fail as OPA's `no capabilities version found vX`.
+// Without flags (or with --list, an alias OPA does not have) the known versions
+// are listed, one per line, oldest first.
 import { readFileSync } from 'node:fs';
 import { capabilities } from '../runtime/builtins/catalog.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { toJSON, type IO } from './output.js';
 import { version } from './main.js';
+import { capabilitiesForRelease, OPA_RELEASES } from './capabilities-versions.js';
 
 export const CAPABILITIES_FLAGS: FlagSpec[] = [
   { name: 'current', type: 'boolean', description: 'print current capabilities' },
@@ -26,9 +27,15 @@ export const CAPABILITIES_FLAGS: FlagSpec[] = [
 const USAGE = 'regent capabilities [flags]';
 const DESCRIPTION = 'Print the capabilities of Regent: the builtins, keywords and features it supports.';
 
-/** The capability versions this build knows: its own. */
+/** The capability versions this build knows: the OPA releases it can emulate, then its own. */
 export function knownVersions(): string[] {
-  return [`v${version()}`];
+  return [...OPA_RELEASES, `v${version()}`];
+}
+
+/** The capabilities document of a known version (`v0.50.0`, `0.50.0`, `v<regent>`); undefined if unknown. */
+export function capabilitiesOf(ver: string, opts: { v0Compatible?: boolean } = {}): Record<string, unknown> | undefined {
+  const want = ver.startsWith('v') ? ver : `v${ver}`;
+  return capabilitiesForRelease(want === `v${version()}` ? 'current' : want, opts);
 }
 
 function readCapabilitiesFile(path: string): unknown {
@@ -65,9 +72,9 @@ export function capabilitiesCommand(argv: string[], io: IO): number {
       return 0;
     }
     if (ver !== undefined) {
-      const want = ver.startsWith('v') ? ver : `v${ver}`;
-      if (!knownVersions().includes(want)) throw new Error(`no capabilities version found ${ver}`);
-      io.out(toJSON(capabilities({ v0Compatible })) + '\n');
+      const doc = capabilitiesOf(ver, { v0Compatible });
+      if (!doc) throw new Error(`no capabilities version found ${ver}`);
+      io.out(toJSON(doc) + '\n');
       return 0;
     }
     if (bool(args, 'current')) {

@@ -21,7 +21,7 @@ import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
 import { capabilities } from '../runtime/builtins/catalog.js';
 import { checkInputSchema, loadInputSchema } from './eval-schema.js';
-import { knownVersions } from './capabilities.js';
+import { capabilitiesOf } from './capabilities.js';
 
 /** The query text to plan for `query` in the context of `pkg` and `imports`. */
 export function contextualQuery(query: string, pkg: string | undefined, imports: string[], modules: Module[], v0Compatible: boolean): string {
@@ -73,8 +73,9 @@ export function capabilityBuiltins(arg: string): Set<string> {
     }
   } else {
     const v = arg.startsWith('v') ? arg : `v${arg}`;
-    if (!knownVersions().includes(v)) throw new Error(`no capabilities version found ${v}`);
-    doc = capabilities() as typeof doc;
+    const found = capabilitiesOf(v);
+    if (!found) throw new Error(`no capabilities version found ${v}`);
+    doc = found as typeof doc;
   }
   return new Set((doc.builtins ?? []).map((b) => b.name));
 }

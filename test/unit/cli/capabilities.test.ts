@@ -1,8 +1,9 @@
 // regent capabilities: OPA's cmd/capabilities.go behaviour — no flags (or --list)
-// lists the known versions one per line; --version of a known version prints the
-// same JSON as --current (Regent emulates one version: its own build); an unknown
-// version fails with OPA's `no capabilities version found vX`; --file re-indents a
-// capabilities file (as an OPA release's capabilities/vX.json).
+// lists the known versions one per line (the OPA releases Regent emulates, then
+// its own build); --version of Regent's own version prints the same JSON as
+// --current; an unknown version fails with OPA's `no capabilities version found
+// vX`; --file re-indents a capabilities file (as an OPA release's
+// capabilities/vX.json). Older releases: capabilities-versions.test.ts.
 import { describe, expect, it } from 'vitest';
 import { capabilitiesCommand, knownVersions } from '../../../cli/capabilities.js';
 import { version } from '../../../cli/main.js';
@@ -16,9 +17,11 @@ function run(argv: string[]) {
 
 describe('regent capabilities', () => {
   it('lists the versions it can print, with or without --list', () => {
-    expect(knownVersions()).toEqual([`v${version()}`]);
-    expect(run([]).out).toBe(`v${version()}\n`);
-    expect(run(['--list'])).toEqual({ code: 0, out: `v${version()}\n`, err: '' });
+    const known = knownVersions();
+    expect(known[0]).toBe('v0.17.0');
+    expect(known.at(-1)).toBe(`v${version()}`);
+    expect(run([]).out).toBe(known.join('\n') + '\n');
+    expect(run(['--list'])).toEqual({ code: 0, out: known.join('\n') + '\n', err: '' });
   });
 
   it('--version of a listed version is the current capabilities', () => {
@@ -32,7 +35,7 @@ describe('regent capabilities', () => {
   });
 
   it('fails on versions it cannot emulate, with OPA wording', () => {
-    expect(run(['--version', 'v0.17.0'])).toEqual({ code: 1, out: '', err: 'error: no capabilities version found v0.17.0\n' });
+    expect(run(['--version', 'v0.16.2'])).toEqual({ code: 1, out: '', err: 'error: no capabilities version found v0.16.2\n' });
     expect(run(['--list', '--current']).code).toBe(2);
   });
 
