@@ -25,7 +25,7 @@ import rego.v1
 
 default allow := false
 
-allow if input.user == "alice" ==
+allow if input.user == "alice")
 `;
 const FIXED = `package app
 
@@ -149,14 +149,33 @@ describe('dashboard in Chromium', () => {
     await failed.waitFor({ timeout: 30_000 });
     const location = admin.locator('code.location').first();
     await location.waitFor();
-    expect(await location.textContent()).toMatch(/^app\/authz\.rego:[78](:\d+)?$/);
+    const where = /^app\/authz\.rego:(\d+)(:\d+)?$/.exec((await location.textContent()) ?? '');
+    expect(where?.[1]).toBe('7');
     console.log(`[browser] build error shown: ${(await admin.locator('pre.error-message').textContent())?.split('\n')[0]}`);
     await screenshot(admin, 'bundle-failed');
+    // The location opens the file in the source's editor with that row selected.
+    await location.click();
+    const editor = admin.getByLabel('app/authz.rego', { exact: true });
+    await until('row 7 selected in the editor', async () => (await editor.evaluate((t) => (t as unknown as { selectionStart: number }).selectionStart)) === BROKEN.split('\n').slice(0, 6).join('\n').length + 1, 10_000);
 
+    // Pause engine-b: it keeps serving the old revision and stops reporting.
+    const paused = world.engines[1]!;
+    paused.child.kill('SIGSTOP');
     await admin.goto(`${world.cpUrl}/ui/#/sources/app-policy`);
     await admin.getByLabel('app/authz.rego', { exact: true }).fill(FIXED);
     await admin.getByRole('button', { name: 'Save file' }).click();
     const after = await newRevision('app', before);
+    await admin.goto(`${world.cpUrl}/ui/#/fleet`);
+    const row = admin.locator('tr[data-fleet-bundle="app"]');
+    // One engine serves the new build (of two, or of one once the paused engine is stale and no longer counted).
+    await row.locator('.serving', { hasText: /^1 of [12]$/ }).waitFor({ timeout: 30_000 });
+    const behindRow = admin.locator('tr[data-engine].behind');
+    await behindRow.locator('.label', { hasText: `engine=${paused.name}` }).waitFor();
+    await behindRow.locator('td[data-bundle="app"].old-revision code', { hasText: before }).waitFor();
+    await behindRow.locator('.badge', { hasText: 'stale' }).waitFor({ timeout: 20_000 });
+    await admin.locator('tr[data-engine]:not(.behind) td[data-bundle="app"] code', { hasText: after }).waitFor();
+    await screenshot(admin, 'fleet-behind');
+    paused.child.kill('SIGCONT');
     await admin.goto(`${world.cpUrl}/ui/#/bundles/app`);
     await admin.locator('.toolbar .badge', { hasText: 'SUCCESS' }).waitFor({ timeout: 30_000 });
     await expect(admin.locator('code.location').count()).resolves.toBe(0);
@@ -188,6 +207,7 @@ describe('dashboard in Chromium', () => {
     await admin.locator('#stack-exclude').fill('{"env": [');
     await preview.getByRole('alert').filter({ hasText: 'exclude_selector is not valid JSON' }).waitFor();
     await admin.locator('#stack-exclude').fill('{"team": ["payments"]}');
+    await preview.locator('li', { hasText: 'staging-app' }).waitFor();
     await admin.getByLabel('Name', { exact: true }).fill('guardrails');
     await admin.getByRole('button', { name: 'Save stack' }).click();
     await admin.locator('tr[data-stack="guardrails"]').waitFor();

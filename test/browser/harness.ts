@@ -95,6 +95,8 @@ export async function startWorld(): Promise<World> {
       viewer: { api_key: KEYS.viewer, scopes: [{ role: 'viewer' }] },
       engines: { api_key: KEYS.engine, scopes: [{ role: 'engine' }] },
     },
+    // Engines report about every second (each bundle poll changes their status); one paused for 5 s is stale.
+    fleet: { stale_after: '5s' },
   });
   const cp = createControlPlane({ config, dataDir: join(dir, 'data'), port: 0, logLevel: 'silent' });
   const cpUrl = await cp.start();
@@ -104,7 +106,7 @@ export async function startWorld(): Promise<World> {
   let browser: BrowserContext | undefined;
   const close = async (): Promise<void> => {
     await browser?.close().catch(() => undefined);
-    for (const e of engines) e.child.kill('SIGTERM');
+    for (const e of engines) e.child.kill('SIGCONT'), e.child.kill('SIGTERM');
     await Promise.all(engines.map((e) => (e.child.exitCode === null ? new Promise((r) => e.child.once('exit', r)) : undefined)));
     await files.close();
     await cp.stop();

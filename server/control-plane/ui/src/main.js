@@ -1,5 +1,6 @@
 // The dashboard's entry point: sign-in state, the hash router (#/bundles,
-// #/bundles/<name>, #/sources, #/sources/<name>, #/stacks, #/secrets, #/fleet),
+// #/bundles/<name>, #/sources, #/sources/<name>[/<file>/<row>], #/stacks,
+// #/secrets, #/fleet),
 // and the navigation. Each page is one file under pages/.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -24,11 +25,11 @@ const NAV = [
 
 function currentRoute() {
   const parts = window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  return { page: parts[0] ?? 'bundles', name: parts[1] };
+  return { page: parts[0] ?? 'bundles', name: parts[1], file: parts[2], line: parts[3] ? Number(parts[3]) : undefined };
 }
 
 function Page({ route, access }) {
-  const props = { access, name: route.name };
+  const props = { access, name: route.name, file: route.file, line: route.line };
   switch (route.page) {
     case 'bundles':
       return route.name ? html`<${BundlePage} ...${props} />` : html`<${BundlesPage} ...${props} />`;
@@ -98,4 +99,6 @@ function App() {
   </div>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = ''; // drop the "Loading" placeholder of index.html
+render(html`<${App} />`, root);

@@ -59,16 +59,24 @@ export function errorLocations(message) {
 
 export const formatLocation = (l) => `${l.file}:${l.row}${l.col ? `:${l.col}` : ''}`;
 
-/** A build error: the message as sent, and its locations as a list. */
+/**
+ * A build error: the message as sent, and its locations as a list. Errors of
+ * one source (`source <name> …: file:row: …`) link to that file in the
+ * source's editor, with the row selected.
+ */
 export function BuildError({ message }) {
   if (!message) return null;
   const locations = errorLocations(message);
+  const source = /^source (\S+) /.exec(message)?.[1];
   return html`<div class="alert error" role="alert">
     <pre class="error-message">${message}</pre>
     ${locations.length > 0 &&
     html`<div>Locations:</div>
       <ul class="locations">
-        ${locations.map((l) => html`<li><code class="location">${formatLocation(l)}</code></li>`)}
+        ${locations.map((l) => {
+          const code = html`<code class="location">${formatLocation(l)}</code>`;
+          return html`<li>${source ? html`<a href=${link('sources', source, l.file, String(l.row))}>${code}</a>` : code}</li>`;
+        })}
       </ul>`}
   </div>`;
 }

@@ -85,8 +85,8 @@ export function BundlePage({ name, access }) {
               ${data.history.length === 0 && html`<tr><td colspan="5" class="muted">No build yet.</td></tr>`}
               ${data.history.map(
                 (s) => html`<tr>
-                  <td><code>${s.revision || '""'}</code></td><td>${s.phase}</td><td><${StatusBadge} status=${s.status} /></td>
-                  <td><${Time} iso=${s.updated_at ?? s.created_at} /></td>
+                  <td class="nowrap"><code>${s.revision || '""'}</code></td><td>${s.phase}</td><td><${StatusBadge} status=${s.status} /></td>
+                  <td class="nowrap"><${Time} iso=${s.updated_at ?? s.created_at} /></td>
                   <td class="small">${s.error_message ? s.error_message.split('\n')[0] : ''}</td>
                 </tr>`,
               )}

@@ -52,6 +52,7 @@ export function FleetPage() {
             ${data.engines.map(
               (e) => html`<tr data-engine=${e.id} class=${behind(e) ? 'behind' : ''}>
                 <td><code>${e.id}</code>${e.labels?.version && html` <span class="muted small">v${e.labels.version}</span>`}
+                  <div>${Object.entries(e.labels ?? {}).filter(([k]) => k !== 'id' && k !== 'version').map(([k, v]) => html`<span class="label">${k}=${v}</span>`)}</div>
                   ${behind(e) && html` <span class="badge warn">behind</span>`}</td>
                 <td><${Time} iso=${e.last_seen} />${e.stale && html` <span class="badge bad">stale</span>`}</td>
                 ${names.map((n) => {

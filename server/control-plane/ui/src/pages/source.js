@@ -3,12 +3,12 @@
 // source-data browser and editor, which checks that a document is valid JSON
 // before sending it. The API has no call that lists a source's data paths, so
 // the browser opens a path typed in and remembers the paths used in this tab.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, base64ToText, enc, textToBase64 } from '../api.js';
 import { html, ErrorBox, PageTitle } from '../ui.js';
 import { originOf } from './sources.js';
 
-export function SourcePage({ name, access }) {
+export function SourcePage({ name, access, file, line }) {
   const [source, setSource] = useState(undefined);
   const [error, setError] = useState(undefined);
   const load = () =>
@@ -25,7 +25,7 @@ export function SourcePage({ name, access }) {
     <${ErrorBox} error=${error} />
     ${source &&
     html`<p>${originOf(source)}</p>
-      ${source.files && html`<${FilesEditor} source=${source} canWrite=${access.canWrite} onSaved=${load} />`}
+      ${source.files && html`<${FilesEditor} source=${source} canWrite=${access.canWrite} onSaved=${load} file=${file} line=${line} />`}
       <${DataEditor} name=${name} canWrite=${access.canWrite} />
       <section class="panel" aria-labelledby="definition">
         <h2 id="definition">Definition</h2>
@@ -34,12 +34,28 @@ export function SourcePage({ name, access }) {
       </section>`}`;
 }
 
-function FilesEditor({ source, canWrite, onSaved }) {
+/** Select row `line` (1-based) of a textarea and scroll it into view. */
+function selectLine(textarea, line) {
+  const lines = textarea.value.split('\n');
+  const row = Math.min(Math.max(line, 1), lines.length);
+  const start = lines.slice(0, row - 1).reduce((n, l) => n + l.length + 1, 0);
+  textarea.focus();
+  textarea.setSelectionRange(start, start + lines[row - 1].length);
+  const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight) || 18;
+  textarea.scrollTop = Math.max(0, (row - 3) * lineHeight);
+}
+
+function FilesEditor({ source, canWrite, onSaved, file, line }) {
   const paths = Object.keys(source.files).sort();
-  const [path, setPath] = useState(paths[0]);
+  const [path, setPath] = useState(file && paths.includes(file) ? file : paths[0]);
   const [text, setText] = useState('');
   const [msg, setMsg] = useState({});
+  const textarea = useRef(null);
   useEffect(() => setText(path && source.files[path] !== undefined ? base64ToText(source.files[path]) : ''), [path, source]);
+  // Opened from a build error's location: select that row once the text is in.
+  useEffect(() => {
+    if (file === path && line && textarea.current && text) selectLine(textarea.current, line);
+  }, [file, line, text === '']);
 
   const save = async (e) => {
     e.preventDefault();
@@ -63,7 +79,7 @@ function FilesEditor({ source, canWrite, onSaved }) {
       </ul>
       <form onSubmit=${save}>
         <label for="file-text">${path}</label>
-        <textarea id="file-text" class="code" spellcheck="false" readonly=${!canWrite} value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
+        <textarea id="file-text" ref=${textarea} class="code" spellcheck="false" readonly=${!canWrite} value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
         <${ErrorBox} error=${msg.error} />
         ${msg.done && html`<div class="alert ok" role="status">${msg.done}</div>`}
         ${canWrite && html`<div class="toolbar"><button type="submit">Save file</button></div>`}

@@ -2,7 +2,7 @@
 // selector and exclude_selector are previewed (POST /v1/stacks-preview, the
 // builder's own matching) before the stack is saved. An empty exclude field
 // sends no exclude_selector: an explicit {} would exclude every bundle.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, enc, listAll } from '../api.js';
 import { html, ErrorBox, link, PageTitle, usePoll } from '../ui.js';
 
@@ -66,7 +66,10 @@ function StackForm({ canWrite, onSaved }) {
     if (ex !== undefined) b.exclude_selector = ex;
     return b;
   };
+  // Only the newest preview request may update the panel (answers can arrive out of order).
+  const latestRequest = useRef(0);
   const runPreview = async () => {
+    const id = ++latestRequest.current;
     let b;
     try {
       b = body();
@@ -76,9 +79,9 @@ function StackForm({ canWrite, onSaved }) {
     }
     try {
       const res = await api('/v1/stacks-preview', { method: 'POST', body: b });
-      setPreview({ bundles: res.result?.bundles ?? [] });
+      if (id === latestRequest.current) setPreview({ bundles: res.result?.bundles ?? [] });
     } catch (e) {
-      setPreview({ error: e });
+      if (id === latestRequest.current) setPreview({ error: e });
     }
   };
   // Preview as the selectors are typed, a moment after the last key press.
