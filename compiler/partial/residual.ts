@@ -113,11 +113,38 @@ export function copyPropagate(body: Body, live: Set<string>): Body {
   return dedupe(b);
 }
 
+/**
+ * A stable text of an AST node without its locations (what JSON.stringify with a
+ * replacer dropping `loc` gives, bigints as strings), built directly: it runs for
+ * every residual expression and query, and a replacer function per node is slow.
+ */
+function astKey(x: unknown): string {
+  if (x === null || typeof x !== 'object') return typeof x === 'bigint' ? JSON.stringify(String(x)) : (JSON.stringify(x) ?? 'null');
+  const toJSON = (x as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJSON === 'function') return astKey(toJSON.call(x));
+  if (Array.isArray(x)) {
+    let s = '[';
+    for (let i = 0; i < x.length; i++) s += (i > 0 ? ',' : '') + astKey(x[i]);
+    return s + ']';
+  }
+  let s = '{';
+  let first = true;
+  for (const k in x) {
+    if (k === 'loc') continue;
+    const v = (x as Record<string, unknown>)[k];
+    if (v === undefined || typeof v === 'function') continue;
+    s += (first ? '' : ',') + JSON.stringify(k) + ':' + astKey(v);
+    first = false;
+  }
+  return s + '}';
+}
+
 /** Drops exact repeats of an expression in a body. */
 function dedupe(b: Body): Body {
+  if (b.length < 2) return b;
   const seen = new Set<string>();
   return b.filter((e) => {
-    const k = JSON.stringify(e, (key, val) => (key === 'loc' ? undefined : typeof val === 'bigint' ? String(val) : val));
+    const k = astKey(e);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
@@ -177,5 +204,5 @@ export function complementProduct(alts: Body[]): Body[] {
 
 /** Stable key of a body, for dropping duplicate residual queries. */
 export function bodyKey(b: Body): string {
-  return JSON.stringify(b, (key, val) => (key === 'loc' ? undefined : typeof val === 'bigint' ? String(val) : val));
+  return astKey(b);
 }
