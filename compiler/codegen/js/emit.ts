@@ -9,49 +9,13 @@
 // statement it does not handle (`with`) throws Unsupported: the caller then uses
 // the closure back end for that body. Some rules run in place in their consumer
 // (a leading loop over a small set rule, a test of a constant rule): emit-inline.ts.
-import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
-import type { Location } from '../../source/location.js';
-import type { BuiltinDef } from '../../../runtime/builtins/types.js';
-import type { ClosureCompiler } from './closures.js';
-import type { E } from './types.js';
+// Expressions, patterns and the emitter's state are in emit-exprs.ts.
+import type { Block, Expr, Stmt } from '../../ir/ir.js';
 import { _, Code, join, Name, Names } from './code.js';
 import { inlineSet, inlineTest } from './emit-inline.js';
+import { ExprEmitter, NeedsFrame, Unsupported } from './emit-exprs.js';
 
-export class Unsupported extends Error {}
-
-/** Thrown while emitting with local slots when something needs the frame array. */
-class NeedsFrame extends Error {}
-
-/**
- * V8 looks up a property key fastest when the key is an internalized string;
- * constants parsed from policy text need not be. A string used as an object
- * key and read back through Object.keys is the internalized copy.
- */
-export function internalize(s: string): string {
-  return Object.keys({ [s]: 0 })[0] ?? s;
-}
-
-/** Everything generated code refers to besides `f`, `c` and `sink`. */
-export interface EmitTables {
-  /** Constants: values, paths, names and locations, by index. */
-  K: unknown[];
-  /** Fallback expression closures. */
-  CL: E[];
-  /** Builtin definitions. */
-  B: BuiltinDef[];
-}
-
-export interface EmitOptions {
-  /** Whether solutions are observed in order (queries, array comprehensions). */
-  ordered: boolean;
-  /** Whether a leading scan over a set rule may run the rule as a generator. */
-  generators: boolean;
-  isSetGroup(id: number): boolean;
-  /** A set rule's definitions when they may be inlined into a consumer's loop (program.ts). */
-  inlineSet?(id: number): readonly { body: Block; value: Expr }[] | undefined;
-  /** A complete rule's definitions when a test of it may run them in place (program.ts). */
-  inlineTest?(id: number): readonly { body: Block }[] | undefined;
-}
+export { internalize, Unsupported, type EmitOptions, type EmitTables } from './emit-exprs.js';
 
 /** Iterations nested in one generated function beyond which a body uses closures. */
 export const MAX_NESTED_LOOPS = 100;
@@ -62,43 +26,10 @@ const EMPTY = new Code('');
 /** The per-iteration step count and deadline check. */
 export const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
 
-// A string equals only an identical string, so string comparisons skip the call.
-const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
-  equal: (a, b) => _`(typeof ${a} === 'string' ? ${a} === ${b} : equal(${a}, ${b}))`,
-  neq: (a, b) => _`(typeof ${a} === 'string' ? ${a} !== ${b} : !equal(${a}, ${b}))`,
-  lt: (a, b) => _`compare(${a}, ${b}) < 0`,
-  lte: (a, b) => _`compare(${a}, ${b}) <= 0`,
-  gt: (a, b) => _`compare(${a}, ${b}) > 0`,
-  gte: (a, b) => _`compare(${a}, ${b}) >= 0`,
-};
-
 /** Runtime helpers bound once per generated function, so calls target a stable local. */
 const PRELUDE = new Code('const equal = rt.equal, compare = rt.compare, dot = rt.dot, dig = rt.dig, RSet = rt.RSet;');
 
-export class Emitter {
-  /** @internal (emit-inline.ts) */
-  names = new Names();
-  /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
-  /** @internal (emit-inline.ts) */
-  locals = false;
-  private usedSlots = new Set<string>();
-  /** Prefix of local slot names: inlined set definitions have their own slots. */
-  /** @internal (emit-inline.ts) */
-  slotPrefix = '';
-  /** @internal (emit-inline.ts) */
-  inlined = 0;
-  /** Loops enclosing the statement being emitted. */
-  /** @internal (emit-inline.ts) */
-  loops = 0;
-  /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
-  usedLocals = false;
-
-  constructor(
-    readonly tables: EmitTables,
-    readonly cc: ClosureCompiler,
-    readonly opts: EmitOptions,
-  ) {}
-
+export class Emitter extends ExprEmitter {
   /**
    * Source of `function (f, c, sink) { … }` for a block. Without `value`, each
    * solution calls `sink(f, c)`; with it, the value is computed in place and each
@@ -144,31 +75,6 @@ export class Emitter {
     const body = this.block(block, 0, top, success, true);
     const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort().map((n) => new Name(n)), new Code(', '))};` : new Code('');
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
-  }
-
-  /** Where a slot lives: a local variable or the frame array. */
-  private slot(n: number): Code {
-    if (!this.locals) return _`f[${n}]`;
-    const name = `s${this.slotPrefix}${n}`;
-    this.usedSlots.add(name);
-    return new Name(name);
-  }
-
-  /** @internal (emit-inline.ts) */
-  k(v: unknown): Code {
-    this.tables.K.push(typeof v === 'string' ? internalize(v) : v);
-    return _`K[${this.tables.K.length - 1}]`;
-  }
-
-  private closure(e: Expr): Code {
-    if (this.locals) throw new NeedsFrame();
-    this.tables.CL.push(this.cc.expr(e));
-    return _`CL[${this.tables.CL.length - 1}](f, c)`;
-  }
-
-  private builtin(name: string, loc: Location): Code {
-    this.tables.B.push(this.cc.builtin(name, loc));
-    return _`B[${this.tables.B.length - 1}]`;
   }
 
   /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */
@@ -337,113 +243,5 @@ export class Emitter {
       _`} if (!${hit}) break ${fail}; }`,
       rest(fail),
     ]);
-  }
-
-  /** Code that matches `v` against a pattern, binding slots; `break fail` on mismatch. */
-  /** @internal (emit-inline.ts) */
-  pattern(p: Pattern, v: Code, fail: Name): Code {
-    switch (p.k) {
-      case 'bind':
-        return _`${this.slot(p.slot)} = ${v};`;
-      case 'wild':
-        return new Code('');
-      case 'value': {
-        const pre: Code[] = [];
-        const w = this.expr(p.expr, fail, pre);
-        return join([...pre, _`if (!equal(${v}, ${w})) break ${fail};`]);
-      }
-      case 'array': {
-        const t = this.names.next('t');
-        const parts = [_`const ${t} = ${v};`, _`if (!Array.isArray(${t}) || ${t}.length !== ${p.items.length}) break ${fail};`];
-        p.items.forEach((item, idx) => parts.push(this.pattern(item, _`${t}[${idx}]`, fail)));
-        return join(parts);
-      }
-      case 'object': {
-        const t = this.names.next('t');
-        const parts = [_`const ${t} = ${v};`, _`if (!(${t} instanceof RObject) || ${t}.size !== ${p.entries.length}) break ${fail};`];
-        for (const [ke, pe] of p.entries) {
-          const pre: Code[] = [];
-          const key = this.expr(ke, fail, pre);
-          const x = this.names.next('t');
-          parts.push(...pre, _`const ${x} = ${t}.get(${key});`, _`if (${x} === undefined) break ${fail};`, this.pattern(pe, x, fail));
-        }
-        return join(parts);
-      }
-    }
-  }
-
-  /** Code for a value; statements it needs (and undefined checks) go to `pre`. */
-  /** @internal (emit-inline.ts) */
-  expr(e: Expr, fail: Name, pre: Code[]): Code {
-    switch (e.k) {
-      case 'const':
-        return this.k(e.value);
-      case 'local':
-        return this.slot(e.slot);
-      case 'input':
-        return this.checked(_`c.input`, fail, pre);
-      case 'base':
-        if (e.path.length === 1 && typeof e.path[0] === 'string') {
-          const key = this.k(e.path[0]);
-          return this.checked(_`(c.data instanceof RObject ? c.data.props[${key}] : dig(c.data, [${key}]))`, fail, pre);
-        }
-        return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
-      case 'rule':
-        return this.checked(_`ops.evalGroup(${this.k(e.group)}, c)`, fail, pre);
-      case 'vdoc':
-        return this.checked(_`ops.vdoc(${this.k(e.node)}, c)`, fail, pre);
-      case 'vdocdot': {
-        const key = this.expr(e.key, fail, pre);
-        return this.checked(_`ops.vdocKey(${this.k(e.node)}, ${key}, c)`, fail, pre);
-      }
-      case 'dot': {
-        const base = this.expr(e.base, fail, pre);
-        if (e.key.k === 'const' && typeof e.key.value === 'string') {
-          const key = this.k(e.key.value);
-          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
-        }
-        const key = this.expr(e.key, fail, pre);
-        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
-      }
-      case 'call': {
-        const args = e.args.map((a) => this.expr(a, fail, pre));
-        const cmp = COMPARE[e.name];
-        const name = this.k(e.name);
-        const loc = this.k(e.loc);
-        const direct = e.name === 'internal.member_2' ? _`rt.member(${args[0] ?? _`undefined`}, ${args[1] ?? _`undefined`})` : undefined;
-        if (direct && args.length === 2) {
-          // Membership cannot fail either: call it directly unless `with` replaced it.
-          return this.checked(_`(plain ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
-        }
-        if (cmp && args.length === 2) {
-          return this.checked(_`(plain ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
-        }
-        const def = this.builtin(e.name, e.loc);
-        return this.checked(_`X.call(${def}, ${name}, [${join(args, new Code(', '))}], c, ${loc})`, fail, pre);
-      }
-      case 'callfn': {
-        const args = e.args.map((a) => this.expr(a, fail, pre));
-        return this.checked(_`ops.callFunction(${this.k(e.group)}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
-      }
-      case 'array': {
-        const items = e.items.map((a) => this.expr(a, fail, pre));
-        return _`[${join(items, new Code(', '))}]`;
-      }
-      case 'set': {
-        const items = e.items.map((a) => this.expr(a, fail, pre));
-        return _`RSet.of([${join(items, new Code(', '))}])`;
-      }
-      case 'object':
-      case 'compr':
-      case 'template':
-        return this.checked(this.closure(e), fail, pre);
-    }
-  }
-
-  /** Put a value in a temp, leaving the path when it is undefined. */
-  private checked(value: Code, fail: Name, pre: Code[]): Code {
-    const t = this.names.next('t');
-    pre.push(_`const ${t} = ${value};`, _`if (${t} === undefined) break ${fail};`);
-    return t;
   }
 }

@@ -1,0 +1,216 @@
+// The expression half of the JS source back end (emit.ts): the emitter's state (local
+// names, slot placement, the constant/closure/builtin tables) and the code for
+// expressions and patterns. Each expression becomes a JS value; what it needs first
+// (temps, undefined checks that `break` to the failing label) goes to `pre`. Emitter
+// (emit.ts) extends this with statements, loops and function sources.
+import type { Block, Expr, Pattern } from '../../ir/ir.js';
+import type { Location } from '../../source/location.js';
+import type { BuiltinDef } from '../../../runtime/builtins/types.js';
+import type { ClosureCompiler } from './closures.js';
+import type { E } from './types.js';
+import { _, Code, join, Name, Names } from './code.js';
+
+export class Unsupported extends Error {}
+
+/** Thrown while emitting with local slots when something needs the frame array. */
+export class NeedsFrame extends Error {}
+
+/**
+ * V8 looks up a property key fastest when the key is an internalized string;
+ * constants parsed from policy text need not be. A string used as an object
+ * key and read back through Object.keys is the internalized copy.
+ */
+export function internalize(s: string): string {
+  return Object.keys({ [s]: 0 })[0] ?? s;
+}
+
+/** Everything generated code refers to besides `f`, `c` and `sink`. */
+export interface EmitTables {
+  /** Constants: values, paths, names and locations, by index. */
+  K: unknown[];
+  /** Fallback expression closures. */
+  CL: E[];
+  /** Builtin definitions. */
+  B: BuiltinDef[];
+}
+
+export interface EmitOptions {
+  /** Whether solutions are observed in order (queries, array comprehensions). */
+  ordered: boolean;
+  /** Whether a leading scan over a set rule may run the rule as a generator. */
+  generators: boolean;
+  isSetGroup(id: number): boolean;
+  /** A set rule's definitions when they may be inlined into a consumer's loop (program.ts). */
+  inlineSet?(id: number): readonly { body: Block; value: Expr }[] | undefined;
+  /** A complete rule's definitions when a test of it may run them in place (program.ts). */
+  inlineTest?(id: number): readonly { body: Block }[] | undefined;
+}
+
+// A string equals only an identical string, so string comparisons skip the call.
+const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
+  equal: (a, b) => _`(typeof ${a} === 'string' ? ${a} === ${b} : equal(${a}, ${b}))`,
+  neq: (a, b) => _`(typeof ${a} === 'string' ? ${a} !== ${b} : !equal(${a}, ${b}))`,
+  lt: (a, b) => _`compare(${a}, ${b}) < 0`,
+  lte: (a, b) => _`compare(${a}, ${b}) <= 0`,
+  gt: (a, b) => _`compare(${a}, ${b}) > 0`,
+  gte: (a, b) => _`compare(${a}, ${b}) >= 0`,
+};
+
+/** State and expression code shared by the statement emitter (emit.ts) and emit-inline.ts. */
+export abstract class ExprEmitter {
+  /** @internal (emit-inline.ts) */
+  names = new Names();
+  /** Slots as JS locals (`s3`) rather than frame entries (`f[3]`), when nothing else reads the frame. */
+  /** @internal (emit-inline.ts) */
+  locals = false;
+  protected usedSlots = new Set<string>();
+  /** Prefix of local slot names: inlined set definitions have their own slots. */
+  /** @internal (emit-inline.ts) */
+  slotPrefix = '';
+  /** @internal (emit-inline.ts) */
+  inlined = 0;
+  /** Loops enclosing the statement being emitted. */
+  /** @internal (emit-inline.ts) */
+  loops = 0;
+  /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
+  usedLocals = false;
+
+  constructor(
+    readonly tables: EmitTables,
+    readonly cc: ClosureCompiler,
+    readonly opts: EmitOptions,
+  ) {}
+
+  /** Where a slot lives: a local variable or the frame array. */
+  protected slot(n: number): Code {
+    if (!this.locals) return _`f[${n}]`;
+    const name = `s${this.slotPrefix}${n}`;
+    this.usedSlots.add(name);
+    return new Name(name);
+  }
+
+  /** @internal (emit-inline.ts) */
+  k(v: unknown): Code {
+    this.tables.K.push(typeof v === 'string' ? internalize(v) : v);
+    return _`K[${this.tables.K.length - 1}]`;
+  }
+
+  protected closure(e: Expr): Code {
+    if (this.locals) throw new NeedsFrame();
+    this.tables.CL.push(this.cc.expr(e));
+    return _`CL[${this.tables.CL.length - 1}](f, c)`;
+  }
+
+  protected builtin(name: string, loc: Location): Code {
+    this.tables.B.push(this.cc.builtin(name, loc));
+    return _`B[${this.tables.B.length - 1}]`;
+  }
+
+  /** Code that matches `v` against a pattern, binding slots; `break fail` on mismatch. */
+  /** @internal (emit-inline.ts) */
+  pattern(p: Pattern, v: Code, fail: Name): Code {
+    switch (p.k) {
+      case 'bind':
+        return _`${this.slot(p.slot)} = ${v};`;
+      case 'wild':
+        return new Code('');
+      case 'value': {
+        const pre: Code[] = [];
+        const w = this.expr(p.expr, fail, pre);
+        return join([...pre, _`if (!equal(${v}, ${w})) break ${fail};`]);
+      }
+      case 'array': {
+        const t = this.names.next('t');
+        const parts = [_`const ${t} = ${v};`, _`if (!Array.isArray(${t}) || ${t}.length !== ${p.items.length}) break ${fail};`];
+        p.items.forEach((item, idx) => parts.push(this.pattern(item, _`${t}[${idx}]`, fail)));
+        return join(parts);
+      }
+      case 'object': {
+        const t = this.names.next('t');
+        const parts = [_`const ${t} = ${v};`, _`if (!(${t} instanceof RObject) || ${t}.size !== ${p.entries.length}) break ${fail};`];
+        for (const [ke, pe] of p.entries) {
+          const pre: Code[] = [];
+          const key = this.expr(ke, fail, pre);
+          const x = this.names.next('t');
+          parts.push(...pre, _`const ${x} = ${t}.get(${key});`, _`if (${x} === undefined) break ${fail};`, this.pattern(pe, x, fail));
+        }
+        return join(parts);
+      }
+    }
+  }
+
+  /** Code for a value; statements it needs (and undefined checks) go to `pre`. */
+  /** @internal (emit-inline.ts) */
+  expr(e: Expr, fail: Name, pre: Code[]): Code {
+    switch (e.k) {
+      case 'const':
+        return this.k(e.value);
+      case 'local':
+        return this.slot(e.slot);
+      case 'input':
+        return this.checked(_`c.input`, fail, pre);
+      case 'base':
+        if (e.path.length === 1 && typeof e.path[0] === 'string') {
+          const key = this.k(e.path[0]);
+          return this.checked(_`(c.data instanceof RObject ? c.data.props[${key}] : dig(c.data, [${key}]))`, fail, pre);
+        }
+        return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
+      case 'rule':
+        return this.checked(_`ops.evalGroup(${this.k(e.group)}, c)`, fail, pre);
+      case 'vdoc':
+        return this.checked(_`ops.vdoc(${this.k(e.node)}, c)`, fail, pre);
+      case 'vdocdot': {
+        const key = this.expr(e.key, fail, pre);
+        return this.checked(_`ops.vdocKey(${this.k(e.node)}, ${key}, c)`, fail, pre);
+      }
+      case 'dot': {
+        const base = this.expr(e.base, fail, pre);
+        if (e.key.k === 'const' && typeof e.key.value === 'string') {
+          const key = this.k(e.key.value);
+          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+        }
+        const key = this.expr(e.key, fail, pre);
+        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+      }
+      case 'call': {
+        const args = e.args.map((a) => this.expr(a, fail, pre));
+        const cmp = COMPARE[e.name];
+        const name = this.k(e.name);
+        const loc = this.k(e.loc);
+        const direct = e.name === 'internal.member_2' ? _`rt.member(${args[0] ?? _`undefined`}, ${args[1] ?? _`undefined`})` : undefined;
+        if (direct && args.length === 2) {
+          // Membership cannot fail either: call it directly unless `with` replaced it.
+          return this.checked(_`(plain ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+        }
+        if (cmp && args.length === 2) {
+          return this.checked(_`(plain ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+        }
+        const def = this.builtin(e.name, e.loc);
+        return this.checked(_`X.call(${def}, ${name}, [${join(args, new Code(', '))}], c, ${loc})`, fail, pre);
+      }
+      case 'callfn': {
+        const args = e.args.map((a) => this.expr(a, fail, pre));
+        return this.checked(_`ops.callFunction(${this.k(e.group)}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
+      }
+      case 'array': {
+        const items = e.items.map((a) => this.expr(a, fail, pre));
+        return _`[${join(items, new Code(', '))}]`;
+      }
+      case 'set': {
+        const items = e.items.map((a) => this.expr(a, fail, pre));
+        return _`RSet.of([${join(items, new Code(', '))}])`;
+      }
+      case 'object':
+      case 'compr':
+      case 'template':
+        return this.checked(this.closure(e), fail, pre);
+    }
+  }
+
+  /** Put a value in a temp, leaving the path when it is undefined. */
+  protected checked(value: Code, fail: Name, pre: Code[]): Code {
+    const t = this.names.next('t');
+    pre.push(_`const ${t} = ${value};`, _`if (${t} === undefined) break ${fail};`);
+    return t;
+  }
+}

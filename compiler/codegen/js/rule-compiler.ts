@@ -1,0 +1,235 @@
+// The compiling half of an instantiated policy (program.ts): each rule definition
+// becomes generated JS (emit.ts) or closures (closures.ts) for its value and its
+// existence test, generated sources are compiled once per shape, rule indexes
+// (passes/rule-index.ts) become key → definitions maps, and emit-inline.ts is told
+// which rule groups may run in place. Program extends this with evaluation: memo,
+// conflicts, functions, the document tree and queries.
+import type { PolicyIR, RuleDef, RuleGroup } from '../../ir/ir.js';
+import type { Location } from '../../source/location.js';
+import type { Value } from '../../../runtime/value/value.js';
+import type { RuntimeScope } from '../../../runtime/scope.js';
+import type { EvalContext } from '../../../runtime/eval/context.js';
+import { ClosureCompiler, type ProgramOps } from './closures.js';
+import { Emitter, Unsupported, type EmitTables } from './emit.js';
+import { inlinableSet, inlinableTest } from './emit-inline.js';
+import type { BuiltinDef } from '../../../runtime/builtins/types.js';
+import type { Block } from '../../ir/ir.js';
+import type { E, K, P, Slots } from './types.js';
+
+/** Receives one solution's head value; true stops enumeration. */
+export type ValueSink = (v: Value, f: Slots, c: EvalContext) => boolean;
+
+export interface CompiledDef {
+  /** Run the body; `sink` gets each solution's value (undefined values are skipped). */
+  runValue(f: Slots, c: EvalContext, sink: ValueSink): boolean;
+  /** Does the body have a solution? (stops at the first) */
+  exists(f: Slots, c: EvalContext): boolean;
+  /** A fresh frame for runValue/exists (a shared empty one when generated code keeps slots in locals). */
+  frame(): Slots;
+  frameSize: number;
+  params: P[];
+  keys: E[];
+  value: E;
+  valueConst: boolean;
+  else?: CompiledDef;
+  loc: Location;
+  run(f: Slots, c: EvalContext, sink: K): boolean;
+}
+
+export type Sink = K;
+
+export const MAX_CALL_DEPTH = 2000;
+
+interface CompiledIndex {
+  ref: E;
+  /** String keys by the string itself: no canonical text to build per lookup. */
+  byString: Map<string, CompiledDef[]>;
+  /** Other scalar keys (numbers, booleans, null) by canonical key. */
+  byKey: Map<string, CompiledDef[]>;
+  always: CompiledDef[];
+}
+
+/** A generated body: runs `sink` per solution; true = stopped. */
+export type NativeBody = (f: Slots, c: EvalContext, sink: K) => boolean;
+
+/** Which back end runs rule bodies and queries: generated JS source (default) or closures. */
+export type Backend = 'js' | 'closures';
+
+
+/** Rule definitions compiled for evaluation; Program (program.ts) evaluates them. */
+export abstract class RuleCompiler {
+  protected readonly cc: ClosureCompiler;
+  protected readonly defs: CompiledDef[][];
+  /** Helpers generated code calls as `X.…`. */
+  protected readonly helpers;
+
+  constructor(
+    readonly ir: PolicyIR,
+    readonly rt: RuntimeScope,
+    readonly backend: Backend = 'js',
+  ) {
+    const ops = this as unknown as ProgramOps;
+    this.cc = new ClosureCompiler(rt, ops);
+    this.helpers = {
+      call: (def: BuiltinDef, name: string, args: Value[], c: EvalContext, loc: Location) =>
+        c.fnOverrides !== undefined && c.fnOverrides.has(name) ? ops.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
+      relation: (def: BuiltinDef, name: string, args: Value[], c: EvalContext, loc: Location) =>
+        c.fnOverrides !== undefined && c.fnOverrides.has(name) ? ops.callByName(name, args, c, loc) : this.cc.invoke(def, name, args, c, loc),
+      print: (args: (Value | undefined)[], c: EvalContext) => c.builtins.print(args.map((a) => rt.templateText(a)).join(' ')),
+    };
+    this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
+    this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
+    this.indexes = ir.groups.map((g) => this.compileIndex(g));
+  }
+
+  /** Per group: its rule index, with the definitions to run for each key (see passes/rule-index.ts). */
+  private readonly indexes: (CompiledIndex | undefined)[];
+
+  private compileIndex(g: RuleGroup): CompiledIndex | undefined {
+    const ix = g.index;
+    if (!ix) return undefined;
+    const defs = this.defs[g.id]!;
+    const pick = (ids: number[]): CompiledDef[] => [...new Set(ids)].sort((a, b) => a - b).map((i) => defs[i]!);
+    const byKey = new Map<string, CompiledDef[]>();
+    const byString = new Map<string, CompiledDef[]>();
+    for (const e of ix.entries) {
+      const defsFor = pick([...e.defs, ...ix.always]);
+      if (typeof e.key === 'string') byString.set(e.key, defsFor);
+      else byKey.set(this.rt.canonicalKey(e.key), defsFor);
+    }
+    return { ref: this.cc.expr(ix.ref), byString, byKey, always: pick(ix.always) };
+  }
+
+  /** The definitions of a group worth running in this context (all, unless indexed). */
+  protected candidates(g: RuleGroup, c: EvalContext): CompiledDef[] {
+    const ix = this.indexes[g.id];
+    if (ix === undefined) return this.defs[g.id]!;
+    const v = ix.ref(NO_FRAME, c);
+    if (typeof v === 'string') return ix.byString.get(v) ?? ix.always;
+    if (v === undefined || ix.byKey.size === 0) return ix.always;
+    return ix.byKey.get(this.rt.canonicalKey(v)) ?? ix.always;
+  }
+
+  /** Whether the last native() body kept its slots in locals. */
+  private lastFrameless = false;
+  /** Compiled factories by generated source text. */
+  private readonly factories = new Map<string, (...a: unknown[]) => unknown>();
+
+  /** Per group: the constant every definition produces, when they all agree (see firstConstant). */
+  protected readonly constantGroups: (Value | undefined)[];
+
+  /** Generate a JS function for a block, or undefined when the emitter does not handle it. */
+  protected native<T = NativeBody>(
+    block: Block,
+    ordered: boolean,
+    generators: boolean,
+    value?: RuleDef['value'] | 'exists',
+    frameInputs = false,
+  ): T | undefined {
+    if (this.backend !== 'js') return undefined;
+    const tables: EmitTables = { K: [], CL: [], B: [] };
+    let source;
+    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test });
+    try {
+      source = emitter.functionSource(block, value, { frameInputs });
+    } catch (e) {
+      if (e instanceof Unsupported) return undefined;
+      throw e;
+    }
+    // Bodies of one shape generate the same source (policy values live in the
+    // tables): compile each distinct source once, so V8's parse and compile cost
+    // follows the number of shapes, not of rules (its own cache is not reliable).
+    let factory = this.factories.get(source.text) as ((...a: unknown[]) => T) | undefined;
+    if (factory === undefined) {
+      factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
+      this.factories.set(source.text, factory);
+    }
+    this.lastFrameless = emitter.usedLocals;
+    return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
+  }
+
+  private compileDef(d: RuleDef): CompiledDef {
+    const value = this.cc.expr(d.value);
+    // `run` (for object rules, whose keys are separate expressions) is built on first use.
+    let runBody: ((f: Slots, c: EvalContext, sink: K) => boolean) | undefined;
+    const run = (f: Slots, c: EvalContext, s: K): boolean => (runBody ??= this.compileRun(d))(f, c, s);
+    const hasParams = d.params.length > 0;
+    const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value, hasParams);
+    // Generated value and exists bodies share the frame decision: both use locals or neither does.
+    const frameless = nativeValue !== undefined && this.lastFrameless;
+    const size = d.frameSize;
+    const def: CompiledDef = {
+      frame: frameless ? () => NO_FRAME : () => new Array(size),
+      // Compiled on first use, then replaces itself so later calls go straight to it.
+      exists: (f, c) => {
+        def.exists = this.native<CompiledDef['exists']>(d.body, false, true, 'exists', hasParams) ?? ((f2, c2) => run(f2, c2, () => true));
+        return def.exists(f, c);
+      },
+      runValue:
+        nativeValue ??
+        ((f, c, vs) =>
+          run(f, c, (f2, c2) => {
+            const v = value(f2, c2);
+            return v !== undefined && vs(v, f2, c2);
+          })),
+      frameSize: d.frameSize,
+      params: d.params.map((p) => this.cc.pattern(p)),
+      keys: d.keys.map((k) => this.cc.expr(k)),
+      value,
+      valueConst: d.value.k === 'const',
+      else: d.else && this.compileDef(d.else),
+      loc: d.loc,
+      run,
+    };
+    return def;
+  }
+
+  /** The body as a function of a frame-level continuation (generated, else closures). */
+  private compileRun(d: RuleDef): (f: Slots, c: EvalContext, sink: K) => boolean {
+    const native = this.native(d.body, false, true);
+    if (native) return native;
+    let sink: Sink | undefined;
+    // Rule results do not depend on the order solutions arrive in.
+    const body = this.cc.block(d.body, (f, c) => sink!(f, c), false, true);
+    return (f, c, s) => {
+      const saved = sink;
+      sink = s;
+      try {
+        return body(f, c);
+      } finally {
+        sink = saved;
+      }
+    };
+  }
+
+  /** Per group: whether emit-inline.ts may inline it (computed once). */
+  private readonly inlinables = new Map<number, { set: ReturnType<typeof inlinableSet>; test: ReturnType<typeof inlinableTest> }>();
+
+  private inlinable(id: number): { set: ReturnType<typeof inlinableSet>; test: ReturnType<typeof inlinableTest> } {
+    let r = this.inlinables.get(id);
+    if (r === undefined) {
+      const g = this.ir.groups[id]!;
+      r = { set: inlinableSet(g), test: inlinableTest(g, this.constantGroups[id]) };
+      this.inlinables.set(id, r);
+    }
+    return r;
+  }
+
+  isSetGroup(id: number): boolean {
+    return this.ir.groups[id]!.kind === 'set';
+  }
+}
+
+/** The frame passed to generated bodies that keep their slots in locals (never written). */
+export const NO_FRAME: Slots = Object.freeze([]) as unknown as Slots;
+
+function constantValue(g: RuleGroup, rt: RuntimeScope): Value | undefined {
+  if (g.kind !== 'complete' || g.defs.length === 0) return undefined;
+  let v: Value | undefined;
+  for (const d of g.defs) {
+    if (d.else || d.value.k !== 'const') return undefined;
+    if (v === undefined) v = d.value.value;
+    else if (!rt.equal(v, d.value.value)) return undefined;
+  }
+  return v;
+}
