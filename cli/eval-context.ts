@@ -20,7 +20,7 @@ import { resolveRefs } from '../compiler/passes/resolve-refs.js';
 import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
 import { capabilities } from '../runtime/builtins/catalog.js';
-import { checkInputSchema, loadInputSchema } from './eval-schema.js';
+import { checkSchemaSet, loadSchemaSet } from './eval-schema-set.js';
 import { capabilitiesOf } from './capabilities.js';
 
 /** The query text to plan for `query` in the context of `pkg` and `imports`. */
@@ -109,8 +109,7 @@ export function extraChecks(req: { capabilities?: string; schema?: string }, mod
   const body = query !== undefined ? parseQuery(query, '', { v0Compatible: v0 }) : undefined;
   if (req.capabilities !== undefined) errors.push(...checkCapabilities(capabilityBuiltins(req.capabilities), modules, body));
   if (req.schema !== undefined) {
-    const schema = loadInputSchema(req.schema);
-    if (schema) errors.push(...checkInputSchema(schema, modules, body));
+    errors.push(...checkSchemaSet(loadSchemaSet(req.schema), modules, body));
   }
   return errors;
 }

@@ -14,16 +14,17 @@
 // is OPA's `rego_type_error: match error` with `left  : string` / `right : number`.
 // The JSON form carries `details: {ref, pos, want, oneOf}` (terms as OPA JSON).
 // Schemas: a file is the input schema; `$ref` to `#/definitions/…` or `#/$defs/…`
-// is followed; `anyOf`/`oneOf`/`allOf` merge their properties. A directory (used by
-// OPA only through `# METADATA` schema annotations) gives no global input schema.
+// is followed; `anyOf`/`oneOf`/`allOf` merge their properties. A directory gives no
+// global input schema: its files are named by `# METADATA` `schemas:` annotations
+// (cli/eval-schema-set.ts), which can also type `data` refs.
 import { readFileSync, statSync } from 'node:fs';
-import type { Body, Module, RefTerm, Term } from '../compiler/ast/nodes.js';
+import type { Body, Module, Node, RefTerm, Term } from '../compiler/ast/nodes.js';
 import { formatTerm } from '../compiler/ast/print.js';
 import { walkTerms } from '../compiler/ast/walk.js';
 import { RegoError } from '../compiler/source/diagnostics.js';
 import { quote } from './output.js';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 /** The input schema of a `-s` path (file), or undefined for a directory. Throws on bad JSON. */
 export function loadInputSchema(path: string): Schema | undefined {
@@ -145,10 +146,10 @@ function leafType(root: Schema, t: RefTerm): string | undefined {
   return s && typeof s.type === 'string' ? SCALARS[s.type] : undefined;
 }
 
-/** Check one `input` ref; returns its error or undefined. */
-function checkRef(root: Schema, t: RefTerm): RegoError | undefined {
+/** Check one ref against the schema of its first `from` path segments (0: `input`); returns its error or undefined. */
+export function checkRef(root: Schema, t: RefTerm, from = 0): RegoError | undefined {
   let s = resolve(root, root);
-  for (let i = 0; i < t.path.length && s; i++) {
+  for (let i = from; i < t.path.length && s; i++) {
     const key = t.path[i]!;
     const type = typeof s.type === 'string' ? s.type : undefined;
     if (type && SCALARS[type]) return new RegoError('rego_type_error', `undefined ref: ${formatTerm(t)}`, t.loc, new RefErrInvalidDetail(t, i + 1, SCALARS[type]!, []));
@@ -174,20 +175,23 @@ function checkRef(root: Schema, t: RefTerm): RegoError | undefined {
 /** Every `input` ref of the modules (and query) checked against the input schema, in source order. */
 export function checkInputSchema(schema: Schema, modules: Module[], query?: Body): RegoError[] {
   const errors: RegoError[] = [];
-  const visit = (node: Module | Body): void =>
-    walkTerms(node as Module, (t) => {
-      if (t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'input') {
-        const err = checkRef(schema, t);
-        if (err) errors.push(err);
-      }
-      if (t.kind === 'call' && t.op.kind === 'var' && t.op.name === 'eq' && t.args.length === 2) {
-        const [l, r] = t.args as [Term, Term];
-        const lt = l.kind === 'ref' && l.head.kind === 'var' && l.head.name === 'input' ? leafType(schema, l) : literalType(l);
-        const rt = r.kind === 'ref' && r.head.kind === 'var' && r.head.name === 'input' ? leafType(schema, r) : literalType(r);
-        if (lt && rt && lt !== rt && (l.kind === 'ref' || r.kind === 'ref')) errors.push(new RegoError('rego_type_error', 'match error', t.loc, new UnificationErrDetail(lt, rt)));
-      }
-    });
-  for (const m of modules) visit(m);
-  if (query) visit(query);
+  for (const m of modules) checkInputRefs(schema, m, errors);
+  if (query) checkInputRefs(schema, query, errors);
   return errors;
+}
+
+/** The `input` refs (and `input` = literal unifications) of one node checked against the input schema. */
+export function checkInputRefs(schema: Schema, node: Node | Body, errors: RegoError[]): void {
+  walkTerms(node, (t) => {
+    if (t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'input') {
+      const err = checkRef(schema, t);
+      if (err) errors.push(err);
+    }
+    if (t.kind === 'call' && t.op.kind === 'var' && t.op.name === 'eq' && t.args.length === 2) {
+      const [l, r] = t.args as [Term, Term];
+      const lt = l.kind === 'ref' && l.head.kind === 'var' && l.head.name === 'input' ? leafType(schema, l) : literalType(l);
+      const rt = r.kind === 'ref' && r.head.kind === 'var' && r.head.name === 'input' ? leafType(schema, r) : literalType(r);
+      if (lt && rt && lt !== rt && (l.kind === 'ref' || r.kind === 'ref')) errors.push(new RegoError('rego_type_error', 'match error', t.loc, new UnificationErrDetail(lt, rt)));
+    }
+  });
 }
