@@ -187,6 +187,34 @@ describe('dashboard in Chromium', () => {
     }
   }, 120_000);
 
+  it('edits source data, checking the JSON before it is sent', async () => {
+    const puts: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => {
+      if (r.method() === 'PUT' && r.url().includes('/data/')) puts.push(r.url());
+    };
+    admin.on('request', onRequest);
+    await admin.goto(`${world.cpUrl}/ui/#/sources/app-policy`);
+    await admin.locator('#data-path').fill('roles/admins');
+    await admin.getByRole('button', { name: 'Open' }).click();
+    await admin.getByRole('status').filter({ hasText: 'No document at "roles/admins" yet' }).waitFor();
+    await admin.locator('#data-text').fill('{"alice": true,\n "bob": }');
+    await admin.getByRole('button', { name: 'Save data' }).click();
+    await admin.getByRole('alert').filter({ hasText: 'Not sent: the document is not valid JSON' }).waitFor();
+    expect(await admin.getByRole('alert').textContent()).toMatch(/line 2/);
+    expect(puts).toEqual([]);
+    await admin.locator('#data-text').fill('{"alice": true, "bob": false}');
+    await admin.getByRole('button', { name: 'Save data' }).click();
+    await admin.getByRole('status').filter({ hasText: 'Saved data at "roles/admins"' }).waitFor();
+    expect(puts).toHaveLength(1);
+    admin.off('request', onRequest);
+    const stored = await call(world.cpUrl, KEYS.admin, 'GET', '/v1/sources/app-policy/data/roles/admins');
+    expect(stored.json()).toEqual({ result: { alice: true, bob: false } });
+    // Reopened from the tab's recent paths, the document reads back as stored.
+    await admin.reload();
+    await admin.getByRole('button', { name: 'roles/admins', exact: true }).click();
+    await until('the document in the editor', async () => JSON.parse(await admin.locator('#data-text').inputValue()).bob === false, 10_000);
+  }, 60_000);
+
   it('previews which bundles a stack selector matches before saving', async () => {
     const other = await call(world.cpUrl, KEYS.admin, 'PUT', '/v1/bundles/staging-app', {
       labels: { env: 'staging' },

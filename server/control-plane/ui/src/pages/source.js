@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, base64ToText, enc, textToBase64 } from '../api.js';
 import { html, ErrorBox, PageTitle } from '../ui.js';
+import { jsonErrorAt } from '../json-check.js';
 import { originOf } from './sources.js';
 
 export function SourcePage({ name, access, file, line }) {
@@ -90,13 +91,8 @@ function FilesEditor({ source, canWrite, onSaved, file, line }) {
 
 const recentKey = (name) => `regent.controlPlane.dataPaths.${name}`;
 
-/** Where a JSON.parse error is, as "line L, column C" (V8 reports a position). */
-function describeJsonError(text, err) {
-  const m = /position (\d+)/.exec(err.message);
-  if (!m) return err.message;
-  const before = text.slice(0, Number(m[1])).split('\n');
-  return `${err.message} (line ${before.length}, column ${before[before.length - 1].length + 1})`;
-}
+/** Where a JSON text goes wrong, for the message shown instead of sending it. */
+const describeJsonError = (text, err) => jsonErrorAt(text) ?? err.message;
 
 function DataEditor({ name, canWrite }) {
   const [recent, setRecent] = useState(() => JSON.parse(sessionStorage.getItem(recentKey(name)) ?? '[]'));
