@@ -9,9 +9,11 @@
 // alternatives (which cannot be recombined into one array).
 //
 // The source term is found in the AST expression the statement came from (by the
-// comprehension's location). A body that refers to `data` (rules, functions,
-// base documents) is not saved: the residual would then depend on the original
-// policy and data, which partial evaluation must not assume.
+// comprehension's location). Refs into `data` whose documents do not depend on
+// unknowns are replaced by their values (`data.t.nums[i]` → `[3, 1, 2][i]`); a body
+// that still refers to `data` (calls of policy functions, documents over unknowns)
+// is not saved: the residual would then depend on the original policy and data,
+// which partial evaluation must not assume.
 import type { Body, Expr as AstExpr, Node, Term, VarTerm } from '../ast/nodes.js';
 import type { Location } from '../source/location.js';
 import { mapTerm } from '../ast/transform.js';
@@ -79,6 +81,27 @@ function readsData(t: Term): boolean {
   return yes;
 }
 
+/** The value of a ground `data` path when it is known (no unknown under it), as a term. */
+export type KnownData = (path: string[]) => Term | undefined;
+
+/**
+ * Refs into `data` replaced by the value of their longest constant prefix
+ * (`data.t.nums[i]` → `[3, 1, 2][i]`), when `known` has it. Calls of functions
+ * under `data` are left alone (and then refused).
+ */
+function plugData(t: Term, known: KnownData): Term {
+  return mapTerm(t, (x) => {
+    if (x.kind === 'call') return { ...x, args: x.args.map((a) => plugData(a, known)) };
+    if (x.kind !== 'ref' || x.head.kind !== 'var' || x.head.name !== 'data') return undefined;
+    let n = 0;
+    while (n < x.path.length && x.path[n]!.kind === 'string') n++;
+    const value = known(x.path.slice(0, n).map((p) => (p as { value: string }).value));
+    if (value === undefined) return undefined;
+    const rest = x.path.slice(n).map((p) => plugData(p, known));
+    return rest.length === 0 ? value : { ...x, head: value, path: rest };
+  });
+}
+
 /** Rename every variable of a term (nested bodies, `some` declarations and `every` vars included). */
 function renameTerm(t: Term, name: (n: VarTerm) => string): Term {
   return mapTerm(t, (x) => {
@@ -121,7 +144,8 @@ export interface OuterBinding {
  * The comprehension `c` for the residual: variables renamed by `fresh`, and
  * `v' = T` appended to its body for each outer binding it mentions.
  */
-export function saveComprehension(c: Comprehension, outer: OuterBinding[], fresh: (name: string) => string): Term {
+export function saveComprehension(comprehension: Comprehension, outer: OuterBinding[], fresh: (name: string) => string, known: KnownData): Term {
+  const c = readsData(comprehension) ? (plugData(comprehension, known) as Comprehension) : comprehension;
   if (readsData(c)) throw new PartialUnsupported('array and object comprehensions over unknowns with several residual alternatives whose body refers to data');
   const names = new Map<string, string>();
   const name = (x: VarTerm): string => {

@@ -15,7 +15,7 @@ import type { Interpreter } from '../interp/interpreter.js';
 import { RUNTIME } from '../../runtime/scope.js';
 import { matches } from '../passes/check-types.js';
 import { eqExpr, LOC, mkCall, mkRef, PartialUnsupported, refAppend, Sym, toTerm, valueToTerm, type PVal, groundRootPath } from './terms.js';
-import { localsOf, type Root, type World } from './world.js';
+import { isPrefix, localsOf, type Root, type World } from './world.js';
 import type { PartialRules } from './rules.js';
 import { boundInside, findComprehension, saveComprehension, type OuterBinding } from './comprehension.js';
 
@@ -101,6 +101,27 @@ export abstract class PartialExprs {
 
   /** The source expression of the statement being evaluated. */
   src: AstExpr | undefined;
+
+  /** The document at a constant data path as a term, when nothing under it is unknown (else undefined). */
+  knownData(path: string[]): Term | undefined {
+    const ir = this.ip.ir;
+    let node = ir.nodes[0];
+    let depth = 0;
+    while (node && depth < path.length) {
+      const child = node.children.get(path[depth]!);
+      if (child === undefined) break;
+      node = ir.nodes[child];
+      depth++;
+    }
+    let v: Value | undefined | 'sym' | 'opaque';
+    if (!node || depth === 0) v = this.world.resolve('data', path);
+    else {
+      if (this.world.deps.node(node.id) || this.world.unknowns.data.some((u) => isPrefix(u, path) || isPrefix(path, u))) return undefined;
+      v = this.ip.rules.vdoc(node.id, this.world.ctx);
+      if (v !== undefined && depth < path.length) v = RUNTIME.dig(v, path.slice(depth));
+    }
+    return v === undefined || v === 'sym' || v === 'opaque' ? undefined : valueToTerm(v);
+  }
 
   /** A fresh var name from a source name, numbered by frame (a saved comprehension's vars). */
   freshName(base: string, f: Frame | undefined): string {
@@ -321,7 +342,7 @@ export abstract class PartialExprs {
       // As OPA: the whole comprehension, its outer bindings appended (comprehension.ts).
       const c = findComprehension(src, e.loc, this.ip.ir);
       if (!c) throw new PartialUnsupported('array and object comprehensions whose body has several residual alternatives');
-      return k(new Sym(saveComprehension(c, outer, (n) => this.freshName(n, f))));
+      return k(new Sym(saveComprehension(c, outer, (n) => this.freshName(n, f), (path) => this.knownData(path))));
     }
     const [h, key] = alts[0]!.x;
     const body = this.rules.finish(alts[0]!.body, [h, key], mark);
