@@ -11,14 +11,16 @@
 //     closest wins);
 //   - refs are then checked as cli/eval-schema.ts checks `input` refs (OPA's
 //     `undefined ref` with have/want lines), a `data` ref from the position after the
-//     annotated path. A schema name that is not in the directory is skipped.
+//     annotated path, and a ref through a local bound to part of the input (`u :=
+//     input.user; u.nmae`, `some c in input.containers; c.imagee`) against that part.
+//     A schema name that is not in the directory is skipped.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Annotation, Body, Module, Rule, Term } from '../compiler/ast/nodes.js';
-import { walkTerms } from '../compiler/ast/walk.js';
+import type { Annotation, Body, Expr, Module, RefTerm, Rule, Term } from '../compiler/ast/nodes.js';
+import { walk, walkTerms } from '../compiler/ast/walk.js';
 import { parseTerm } from '../compiler/parser/index.js';
 import type { RegoError } from '../compiler/source/diagnostics.js';
-import { checkInputRefs, checkRef, loadInputSchema, type Schema } from './eval-schema.js';
+import { checkInputRefs, checkRef, loadInputSchema, subSchema, type Schema } from './eval-schema.js';
 
 export interface SchemaSet {
   /** The global input schema (`-s file`). */
@@ -98,10 +100,48 @@ function ruleSchemas(set: SchemaSet, modules: Module[], m: Module, r: Rule): Map
   return out;
 }
 
+const isInput = (t: Term): t is RefTerm => t.kind === 'ref' && t.head.kind === 'var' && t.head.name === 'input';
+
+/**
+ * Local variables a rule binds to part of `input` (`x := input.user`, `x = input.user`,
+ * `some x in input.items`), with the schema of that part, as OPA's checker types them.
+ */
+function inputVars(input: Schema, r: Rule): Map<string, Schema> {
+  const out = new Map<string, Schema>();
+  const bind = (v: Term, path: Term[] | undefined): void => {
+    if (v.kind !== 'var' || v.name.startsWith('_') || !path) return;
+    const s = subSchema(input, path);
+    if (s) out.set(v.name, s);
+  };
+  for (let rule: Rule | undefined = r; rule; rule = rule.else) {
+    walk(rule.body, (n) => {
+      const b = (n as Expr).body;
+      if (!b || typeof b !== 'object' || !('type' in b)) return;
+      if (b.type === 'term' && b.term.kind === 'call' && b.term.op.kind === 'var' && (b.term.op.name === 'assign' || b.term.op.name === 'eq') && b.term.args.length === 2) {
+        const [l, rt] = b.term.args as [Term, Term];
+        if (isInput(rt)) bind(l, rt.path);
+        else if (b.term.op.name === 'eq' && isInput(l)) bind(rt, l.path);
+      } else if (b.type === 'somein' && isInput(b.collection)) {
+        bind(b.value, [...b.collection.path, { kind: 'var', name: '_', loc: b.collection.loc }]);
+      }
+    });
+  }
+  return out;
+}
+
 /** Check the refs of one node against the schemas in force. */
 function checkNode(schemas: Map<string, Schema>, node: Rule | Body, errors: RegoError[]): void {
   const input = schemas.get('input');
   if (input) checkInputRefs(input, node, errors);
+  const vars = input && !Array.isArray(node) ? inputVars(input, node as Rule) : new Map<string, Schema>();
+  if (vars.size > 0) {
+    walkTerms(node, (t) => {
+      if (t.kind !== 'ref' || t.head.kind !== 'var' || t.path.length === 0) return;
+      const s = vars.get(t.head.name);
+      const err = s ? checkRef(s, t) : undefined;
+      if (err) errors.push(err);
+    });
+  }
   const data = [...schemas].filter(([k]) => k.startsWith('data.')).map(([k, s]) => ({ path: k.split('.').slice(1), s }));
   if (data.length === 0) return;
   walkTerms(node, (t) => {

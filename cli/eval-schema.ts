@@ -146,6 +146,23 @@ function leafType(root: Schema, t: RefTerm): string | undefined {
   return s && typeof s.type === 'string' ? SCALARS[s.type] : undefined;
 }
 
+/**
+ * The schema at a path below the root (`user`, `items[_]`), as a root of its own
+ * (the root's definitions kept for `$ref`); undefined when the path leaves what the
+ * schema declares.
+ */
+export function subSchema(root: Schema, path: Term[]): Schema | undefined {
+  let s = resolve(root, root);
+  for (const key of path) {
+    if (!s) return undefined;
+    if (s.type === 'array' || (!s.type && s.items)) s = key.kind === 'string' ? undefined : resolve(root, Array.isArray(s.items) ? undefined : (s.items as Schema));
+    else if (key.kind === 'string' && s.properties && key.value in (s.properties as Schema)) s = resolve(root, (s.properties as Schema)[key.value] as Schema);
+    else return undefined;
+  }
+  if (!s) return undefined;
+  return { ...s, ...(root.definitions ? { definitions: root.definitions } : {}), ...(root.$defs ? { $defs: root.$defs } : {}) };
+}
+
 /** Check one ref against the schema of its first `from` path segments (0: `input`); returns its error or undefined. */
 export function checkRef(root: Schema, t: RefTerm, from = 0): RegoError | undefined {
   let s = resolve(root, root);

@@ -54,6 +54,15 @@ const tree = tempTree({
   'pol/authz.rego': POLICY,
   'apps/apps.rego': PKG,
   'apps/billing.rego': SUB,
+  'vars/schema.json': JSON.stringify({
+    type: 'object',
+    properties: {
+      user: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false },
+      containers: { type: 'array', items: { $ref: '#/definitions/container' } },
+    },
+    definitions: { container: { type: 'object', properties: { image: { type: 'string' } }, additionalProperties: false } },
+  }),
+  'vars/p.rego': 'package vars\n\nimport rego.v1\n\nr if {\n\tu := input.user\n\tu.nmae == "x"\n\tsome c in input.containers\n\tc.imagee == "y"\n\tu.name == "ok"\n\tc.image == "ok"\n}\n',
 });
 afterAll(() => tree.cleanup());
 
@@ -92,6 +101,13 @@ describe('schema annotations with -s DIR', () => {
     expect(checkCommand(['-s', join(tree.dir, 'schemas'), join(tree.dir, 'apps')], c.io)).toBe(1);
     const sub = join(tree.dir, 'apps/billing.rego');
     expect(c.err).toBe(`1 error occurred: ${detail(sub, 5, 'input.role', 6, 'role', '["name" "roles"]')}\n`);
+  });
+
+  it('locals bound to part of the input are typed by that part (x := input.user, some c in input.containers)', () => {
+    const file = join(tree.dir, 'vars/p.rego');
+    const c = capture();
+    expect(checkCommand(['-s', join(tree.dir, 'vars/schema.json'), file], c.io)).toBe(1);
+    expect(c.err).toBe('2 errors occurred:\n' + [detail(file, 7, 'u.nmae', 2, 'nmae', '["name"]'), detail(file, 9, 'c.imagee', 2, 'imagee', '["image"]')].join('\n') + '\n');
   });
 
   it('eval reports the same errors before evaluating', async () => {
