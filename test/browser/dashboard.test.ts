@@ -317,6 +317,16 @@ describe('dashboard in Chromium', () => {
     await viewer.close();
   }, 60_000);
 
+  it('gives an owner key write controls for its own definitions and no fleet', async () => {
+    const owner = await signIn(world, KEYS.owner);
+    expect(await owner.getByTestId('role').textContent()).toBe('owner');
+    await owner.getByText('No bundles yet.').waitFor();
+    expect(await owner.getByRole('button', { name: 'Create bundle' }).count()).toBe(1);
+    await owner.goto(`${world.cpUrl}/ui/#/fleet`);
+    await owner.getByRole('alert').filter({ hasText: 'Not allowed' }).waitFor();
+    await owner.close();
+  }, 60_000);
+
   it('rebuilds on request and is readable at phone width', async () => {
     await admin.setViewportSize({ width: 1280, height: 800 });
     await admin.goto(`${world.cpUrl}/ui/#/bundles/app`);

@@ -22,7 +22,7 @@ export const SCREENSHOTS = join(root, 'test/browser/screenshots');
 export const CHROMIUM = process.env.REGENT_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export const KEYS = { admin: 'dashboard-admin-key', viewer: 'dashboard-viewer-key', engine: 'dashboard-engine-key' };
+export const KEYS = { admin: 'dashboard-admin-key', viewer: 'dashboard-viewer-key', owner: 'dashboard-owner-key', engine: 'dashboard-engine-key' };
 
 /** Build the dashboard bundle when it is missing or older than its sources (the script decides). */
 export function buildDashboard(): void {
@@ -93,6 +93,7 @@ export async function startWorld(): Promise<World> {
     tokens: {
       admin: { api_key: KEYS.admin, scopes: [{ role: 'administrator' }] },
       viewer: { api_key: KEYS.viewer, scopes: [{ role: 'viewer' }] },
+      owner: { api_key: KEYS.owner, scopes: [{ role: 'owner' }] },
       engines: { api_key: KEYS.engine, scopes: [{ role: 'engine' }] },
     },
     // Engines report about every second (each bundle poll changes their status); one paused for 5 s is stale.
