@@ -146,8 +146,9 @@ export async function buildBundle(paths: string[], opts: { bundleMode?: boolean;
 /**
  * `-O 1|2`: partially evaluate the entrypoints (given, then METADATA ones) into
  * /optimized modules, as opa build's optimizer; the revision is reset unless -r.
+ * Returns the entrypoints it used.
  */
-function optimize(bundle: Bundle, given: string[], level: number, revision: string | undefined): void {
+function optimize(bundle: Bundle, given: string[], level: number, revision: string | undefined): string[] {
   const v0 = bundle.manifest.rego_version === 0;
   const policy = compile(bundle.modules.map((m) => ({ file: m.path, text: m.text, v0Compatible: m.regoVersion === undefined ? v0 : m.regoVersion === 0 })), { v0Compatible: v0 });
   const entrypoints = optimizationEntrypoints(given, annotatedEntrypoints(policy));
@@ -156,6 +157,7 @@ function optimize(bundle: Bundle, given: string[], level: number, revision: stri
   bundle.manifest.roots = out.roots;
   bundle.manifest.revision = revision ?? '';
   delete bundle.manifest.file_rego_versions;
+  return entrypoints;
 }
 
 /** The `build` command. */
@@ -190,11 +192,12 @@ export async function buildCommand(argv: string[], io: IO): Promise<number> {
     const level = Number(str(args, 'optimize') ?? '0');
     if (!Number.isInteger(level) || level < 0) throw new UsageError(`invalid optimization level ${JSON.stringify(str(args, 'optimize'))}: use 0, 1 or 2`);
     const cliEntrypoints = list(args, 'entrypoint').map((e) => e.replace(/^data[./]/, '').replace(/\./g, '/'));
-    if (level > 0) optimize(bundle, cliEntrypoints, level, revision);
+    // with -O the entrypoints are fixed before optimizing (it drops the METADATA they come from)
+    const entrypoints = level > 0 ? optimize(bundle, cliEntrypoints, level, revision) : cliEntrypoints;
     if (target === 'wasm') {
       // policy.wasm (OPA Wasm ABI) for the entrypoints, with the manifest's wasm entries
       const { addWasmModule } = await import('../compiler/codegen/wasm/bundle.js');
-      const report = await addWasmModule(bundle, cliEntrypoints, Number(str(args, 'wasm-opt') ?? '1'));
+      const report = await addWasmModule(bundle, entrypoints, Number(str(args, 'wasm-opt') ?? '1'));
       io.err(report + '\n');
     }
     let out = bundle;

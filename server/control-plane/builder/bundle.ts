@@ -73,7 +73,7 @@ export async function buildBundle(a: Assembled, revision: string, options: Build
   if (target === 'wasm') {
     if (entrypoints.length === 0) throw new BuildError('build: wasm compilation requires at least one entrypoint');
     try {
-      await addWasmModule(bundle, [], 1);
+      await addWasmModule(bundle, entrypoints, 1); // fixed before optimizing, which drops the METADATA
     } catch (e) {
       throw new BuildError(`build: ${messageOf(e)}`);
     }

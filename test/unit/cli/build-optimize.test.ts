@@ -108,6 +108,17 @@ describe('regent build -O', () => {
     }
   });
 
+  it('-t wasm -O=1 optimizes first and compiles every entrypoint (METADATA ones included) to /policy.wasm', async () => {
+    const { code, bundle } = await build('w1.tar.gz', '-t', 'wasm', '-O=1', '-e', 'authz/allow');
+    expect(code).toBe(0);
+    expect(bundle!.modules.map((m) => m.path).filter((p) => p.startsWith('/optimized/'))).toEqual(['/optimized/authz.1.rego', '/optimized/authz.rego']);
+    expect(bundle!.manifest.wasm).toEqual([
+      { entrypoint: 'authz/allow', module: '/policy.wasm' },
+      { entrypoint: 'authz/reasons', module: '/policy.wasm' },
+    ]);
+    expect(bundle!.wasmModules?.[0]?.path).toBe('/policy.wasm');
+  }, 180_000);
+
   it('without an entrypoint it fails as opa build does', async () => {
     const c = capture();
     const t = tempTree({ 'p.rego': 'package p\n\nallow if input.x\n' });
