@@ -80,7 +80,9 @@ export class WasmDecisions {
    */
   decide(task: EvalTask, input: Value | undefined, timers: Record<string, number>): EvalOutcome | undefined {
     const path = task.path;
-    if (path === undefined || this.loaded.length === 0) return undefined;
+    // strict builtin errors: the module's native builtins answer undefined where the JS
+    // back end raises, so those decisions stay on JS
+    if (path === undefined || this.loaded.length === 0 || task.strictBuiltinErrors) return undefined;
     const key = path.join('/');
     const hit = this.loaded.find((l) => l.paths.has(key));
     if (hit === undefined) return undefined;
@@ -88,7 +90,7 @@ export class WasmDecisions {
     let value: Value | undefined;
     try {
       const text = inputText(input, task.input);
-      value = hit.backend.decideInWasm(path, { ...(text !== undefined ? { inputText: text } : {}), strictBuiltinErrors: task.strictBuiltinErrors });
+      value = hit.backend.decideInWasm(path, text !== undefined ? { inputText: text } : {});
     } catch {
       hit.backend.stats.fallback++;
       timers.counter_regent_wasm_fallback = 1;
