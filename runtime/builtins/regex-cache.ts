@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { BuiltinError } from './errors.js';
+import { collectionTooLarge, limits } from '../eval/limits.js';
 
 let re2js: typeof import('re2js').RE2JS | undefined;
 const RE2 = (): typeof import('re2js').RE2JS => (re2js ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS);
@@ -37,7 +38,13 @@ export function compileRegex(pattern: string): RE2JS {
 export function findAllIndex(re: RE2JS, s: string, n: number, submatches: boolean): number[][] {
   if (n === 0) return [];
   const r = re.re2();
-  const res = (submatches ? r.findAllSubmatchIndex(s, n < 0 ? -1 : n) : r.findAllIndex(s, n < 0 ? -1 : n)) as number[][] | null;
+  // More matches than the collection cap (possible only in a longer string) would
+  // build an array V8 cannot hold without aborting the process: ask for one more.
+  const cap = limits.maxCollectionSize;
+  const bounded = s.length > cap && (n < 0 || n > cap);
+  const want = bounded ? cap + 1 : n < 0 ? -1 : n;
+  const res = (submatches ? r.findAllSubmatchIndex(s, want) : r.findAllIndex(s, want)) as number[][] | null;
+  if (bounded && res && res.length > cap) collectionTooLarge();
   return res ?? [];
 }
 

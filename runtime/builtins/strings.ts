@@ -13,6 +13,7 @@ import { toDouble } from '../value/number.js';
 import { goToLower, goToUpper, isASCII } from './strings-go.js';
 import { builtins as trimBuiltins } from './strings-trim.js';
 import { renderTemplate } from './strings-template.js';
+import { checkSplitPieces, collectionTooLarge, limits } from '../eval/limits.js';
 
 const def = (name: string, args: BuiltinDef['decl']['args'], result: BuiltinDef['decl']['result'], impl: BuiltinImpl, description?: string): BuiltinDef => ({
   decl: { name, args, result, categories: ['strings'], ...(description ? { description } : {}) },
@@ -51,6 +52,7 @@ export function indexOfCodePoint(haystack: string, needle: string, from = 0): nu
 
 /** Go's strings.Split (empty separator: one element per code point). */
 export function goSplit(s: string, sep: string): string[] {
+  checkSplitPieces(s, sep); // the collection cap, before V8 builds the array
   if (sep === '') return codePoints(s);
   return s.split(sep);
 }
@@ -67,6 +69,7 @@ export function goSplitN(s: string, sep: string, n: number): string[] {
   const out: string[] = [];
   let start = 0;
   while (out.length < n - 1) {
+    if (out.length >= limits.maxCollectionSize) collectionTooLarge();
     const i = s.indexOf(sep, start);
     if (i < 0) break;
     out.push(s.slice(start, i));
@@ -188,6 +191,7 @@ export const builtins: BuiltinDef[] = [
     for (let i = s.indexOf(needle); i >= 0; i = s.indexOf(needle, i + 1)) {
       cpIndex += codePoints(s.slice(prev, i)).length;
       prev = i;
+      if (out.length >= limits.maxCollectionSize) collectionTooLarge();
       out.push(cpIndex);
       const c = s.charCodeAt(i);
       if (c >= 0xd800 && c <= 0xdbff) i++;
@@ -215,6 +219,7 @@ export const builtins: BuiltinDef[] = [
     const old = asString(b!, 2);
     const nw = asString(c!, 3);
     if (old === '') return goReplacer([[old, nw]], s);
+    checkSplitPieces(s, old);
     return s.split(old).join(nw);
   }, 'Replace replaces all instances of a sub-string.'),
   def('strings.replace_n', [T.objectOf(T.string, T.string), T.string], T.string, ([a, b]) => {

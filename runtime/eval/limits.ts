@@ -74,6 +74,27 @@ export function checkCollectionSize(size: number): void {
   if (size > limits.maxCollectionSize) collectionTooLarge();
 }
 
+/**
+ * Before a builtin splits `s` on `sep` (split, replace, strings.split_n): throw when
+ * it would make more pieces than the collection cap. V8 aborts the whole process
+ * when one native call (String.prototype.split) builds an array past 2^27 elements,
+ * so this counts first; strings no longer than the cap cannot get there.
+ */
+export function checkSplitPieces(s: string, sep: string): void {
+  const max = limits.maxCollectionSize;
+  if (s.length <= max) return;
+  let n = 0;
+  if (sep === '') {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) i++;
+      if (++n > max) collectionTooLarge();
+    }
+    return;
+  }
+  for (let i = s.indexOf(sep); i >= 0; i = s.indexOf(sep, i + sep.length)) if (++n >= max) collectionTooLarge();
+}
+
 /** Throw when the heap is above its ceiling (called with the deadline check, every 1024 steps). */
 export function checkHeap(): void {
   if (heapCeiling === Infinity) return;
