@@ -211,6 +211,10 @@ function search(policy: CompiledPolicy, plan: Plan, opts: PartialRunOptions): Pa
   const keys = new Set<string>();
   for (const b of raw) {
     const q = copyPropagate(b, live);
+    if (raw.length === 1) {
+      queries.push(q);
+      break;
+    }
     const key = bodyKey(q);
     if (keys.has(key)) continue;
     keys.add(key);

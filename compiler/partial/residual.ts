@@ -119,22 +119,33 @@ export function copyPropagate(body: Body, live: Set<string>): Body {
  * every residual expression and query, and a replacer function per node is slow.
  */
 function astKey(x: unknown): string {
-  if (x === null || typeof x !== 'object') return typeof x === 'bigint' ? JSON.stringify(String(x)) : (JSON.stringify(x) ?? 'null');
-  const toJSON = (x as { toJSON?: () => unknown }).toJSON;
-  if (typeof toJSON === 'function') return astKey(toJSON.call(x));
+  switch (typeof x) {
+    case 'string':
+      return JSON.stringify(x);
+    case 'number':
+    case 'boolean':
+      return String(x);
+    case 'bigint':
+      return `"${x}"`;
+    case 'object':
+      break;
+    default:
+      return 'null';
+  }
+  if (x === null) return 'null';
   if (Array.isArray(x)) {
     let s = '[';
     for (let i = 0; i < x.length; i++) s += (i > 0 ? ',' : '') + astKey(x[i]);
     return s + ']';
   }
+  // AST node fields are identifiers: no escaping needed for the keys.
   let s = '{';
-  let first = true;
-  for (const k in x) {
+  const o = x as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
     if (k === 'loc') continue;
-    const v = (x as Record<string, unknown>)[k];
-    if (v === undefined || typeof v === 'function') continue;
-    s += (first ? '' : ',') + JSON.stringify(k) + ':' + astKey(v);
-    first = false;
+    const v = o[k];
+    if (v === undefined) continue;
+    s += (s.length > 1 ? ',"' : '"') + k + '":' + astKey(v);
   }
   return s + '}';
 }
