@@ -324,6 +324,11 @@ describe('dashboard in Chromium', () => {
     expect(await owner.getByRole('button', { name: 'Create bundle' }).count()).toBe(1);
     await owner.goto(`${world.cpUrl}/ui/#/fleet`);
     await owner.getByRole('alert').filter({ hasText: 'Not allowed' }).waitFor();
+    // A key that stops working (here: replaced by one the server does not know) sends the tab back to sign-in at the next poll.
+    await owner.goto(`${world.cpUrl}/ui/#/bundles`);
+    await owner.evaluate(() => sessionStorage.setItem('regent.controlPlane.apiKey', 'revoked-key'));
+    await owner.getByLabel('API key', { exact: true }).waitFor({ timeout: 10_000 });
+    expect(await owner.evaluate(() => sessionStorage.getItem('regent.controlPlane.apiKey'))).toBeNull();
     await owner.close();
   }, 60_000);
 

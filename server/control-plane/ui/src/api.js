@@ -35,7 +35,11 @@ export async function api(path, { method = 'GET', body, key = getKey() } = {}) {
     throw new ApiError(0, 'network_error', `the control plane did not answer (${e.message})`);
   }
   const text = await res.text();
-  if (res.status === 401) throw new ApiError(401, 'unauthorized', 'Unauthorized: the API key was not accepted');
+  if (res.status === 401) {
+    // The signed-in key stopped working (removed from the configuration): back to sign-in.
+    if (key && key === getKey()) window.dispatchEvent(new Event('regent:unauthorized'));
+    throw new ApiError(401, 'unauthorized', 'Unauthorized: the API key was not accepted');
+  }
   let json;
   try {
     json = text.trim() === '' ? {} : JSON.parse(text);

@@ -62,6 +62,15 @@ function App() {
   }, []);
 
   useEffect(() => {
+    const onUnauthorized = () => {
+      clearKey();
+      setAccess(undefined);
+    };
+    window.addEventListener('regent:unauthorized', onUnauthorized);
+    return () => window.removeEventListener('regent:unauthorized', onUnauthorized);
+  }, []);
+
+  useEffect(() => {
     if (!getKey()) return;
     detectAccess()
       .then(setAccess)
