@@ -147,6 +147,8 @@ export class WasmBackend implements Backend {
   readonly name = 'wasm';
   readonly stats: WasmStats = { wasm: 0, fallback: 0 };
   private stale = true;
+  /** Why the module refused the current document (then every decision goes to JS until the next write). */
+  private loadError: string | undefined;
   private fullBytes = 0;
   private readonly paths: Map<string, number>;
 
@@ -178,10 +180,16 @@ export class WasmBackend implements Backend {
   decideInWasm(path: string[], opts: BackendEvalOptions = {}): Value | undefined {
     const ep = this.paths.get(path.join('/'));
     if (ep === undefined) throw new Error(`no wasm entrypoint for ${path.join('/')}`);
+    if (this.loadError !== undefined) throw new Error(`the module did not load the data: ${this.loadError}`);
     if (this.stale) {
-      this.instance.setDataText(toJSONText(this.fallback.data));
-      this.fullBytes = this.instance.dataBytes;
       this.stale = false;
+      try {
+        this.instance.setDataText(toJSONText(this.fallback.data));
+      } catch (e) {
+        this.loadError = e instanceof Error ? e.message : String(e);
+        throw e;
+      }
+      this.fullBytes = this.instance.dataBytes;
     }
     const inputText = opts.inputText ?? (opts.input !== undefined ? toJSONText(opts.input) : undefined);
     const rs = parseJSON(this.instance.evaluateText(inputText, ep, opts));
@@ -210,10 +218,16 @@ export class WasmBackend implements Backend {
   setData(data: Value): void {
     this.fallback.setData(data);
     this.stale = true;
+    this.loadError = undefined;
   }
 
   write(op: DataWrite, data: Value): void {
     this.fallback.write(op, data);
+    if (this.loadError !== undefined) {
+      // retry a whole load with the next decision: the write may have fixed the document
+      this.loadError = undefined;
+      this.stale = true;
+    }
     if (this.stale) return;
     const parent = op.path.length === 0 ? undefined : RUNTIME.dig(data, op.path.slice(0, -1));
     let ok = parent instanceof RObject;
