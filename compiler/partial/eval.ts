@@ -267,7 +267,8 @@ export class PartialEvaluator extends PartialExprs {
 
   private not(body: Block, f: Frame, k: K, loc: Location): boolean {
     const mark = this.varSeq.size;
-    const alts = this.sub<null>((emit) => this.block(body, 0, f, () => emit(null))).map((a) => copyPropagate(a.body, new Set([...this.varSeq.keys()].filter(this.outer(mark)))));
+    const src = this.src;
+    const alts = this.nested(body, f, (solution) => this.sub<null>((emit) => this.block(body, 0, f, () => solution(() => emit(null)))), src && { ...src, negated: false }).map((a) => copyPropagate(a.body, new Set([...this.varSeq.keys()].filter(this.outer(mark)))));
     this.curLoc = loc;
     if (alts.length === 0) return k();
     if (alts.some((a) => a.length === 0)) return false;
@@ -296,7 +297,7 @@ export class PartialEvaluator extends PartialExprs {
         const step = (i: number): boolean => {
           if (i >= members.length) return k();
           const [key, v] = members[i]!;
-          const alts = this.sub<null>((emit) => this.match(s.key, key, f, () => this.match(s.value, v, f, () => this.block(s.body, 0, f, () => emit(null)))));
+          const alts = this.nested(s.body, f, (solution) => this.sub<null>((emit) => this.match(s.key, key, f, () => this.match(s.value, v, f, () => this.block(s.body, 0, f, () => solution(() => emit(null)))))));
           this.curLoc = loc;
           if (alts.length === 0) return false;
           if (alts.some((a) => a.body.length === 0)) return step(i + 1);
@@ -318,7 +319,7 @@ export class PartialEvaluator extends PartialExprs {
       const vv = this.fresh(f, vs);
       if (ks !== undefined) f.set(ks, new Sym(kv));
       if (vs !== undefined) f.set(vs, new Sym(vv));
-      const alts = this.sub<null>((emit) => this.block(s.body, 0, f, () => emit(null)));
+      const alts = this.nested(s.body, f, (solution) => this.sub<null>((emit) => this.block(s.body, 0, f, () => solution(() => emit(null)))));
       this.curLoc = loc;
       if (alts.some((a) => a.body.length === 0)) return k();
       const live = new Set([...this.varSeq.keys()].filter(this.outer(mark)));

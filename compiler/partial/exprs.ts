@@ -10,7 +10,7 @@
 import type { Expr as AstExpr, Body, Location, Term } from '../ast/nodes.js';
 import type { Block, Expr, Pattern } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
-import type { Slots } from '../interp/frames.js';
+import { blockBody, type Slots } from '../interp/frames.js';
 import type { Interpreter } from '../interp/interpreter.js';
 import { RUNTIME } from '../../runtime/scope.js';
 import { matches } from '../passes/check-types.js';
@@ -121,6 +121,29 @@ export abstract class PartialExprs {
       if (v !== undefined && depth < path.length) v = RUNTIME.dig(v, path.slice(depth));
     }
     return v === undefined || v === 'sym' || v === 'opaque' ? undefined : valueToTerm(v);
+  }
+
+  /**
+   * A nested body's search (negation, every, comprehension) as a traced child query,
+   * as the interpreter traces them: Enter, then Exit and Redo around each solution.
+   * `run` calls `solution(k)` where the body has a solution.
+   */
+  nested<T>(b: Block, f: Frame, run: (solution: (k: () => boolean) => boolean) => T, fallback?: AstExpr): T {
+    const rec = this.ip.rec;
+    if (!rec) return run((k) => k());
+    return this.ip.child(undefined, (q) => {
+      const body = blockBody(b);
+      // A body planned without source expressions (`not x == 1`) is shown as its expression.
+      const node = { type: 'body', node: body.length === 0 && fallback ? [fallback] : body } as const;
+      const loc = node.node[0]?.loc;
+      rec.emit('Enter', q, f.vals, node, loc);
+      return run((k) => {
+        rec.emit('Exit', q, f.vals, node, loc);
+        const stop = k();
+        if (!stop) rec.emit('Redo', q, f.vals, node, loc);
+        return stop;
+      });
+    });
   }
 
   /** A fresh var name from a source name, numbered by frame (a saved comprehension's vars). */
@@ -320,8 +343,10 @@ export abstract class PartialExprs {
       const name = f.names[slot];
       if (v !== undefined && name !== undefined) outer.push({ name, term: toTerm(v) });
     }
-    const alts = this.sub<[PVal, PVal | undefined]>((emit) =>
-      this.block(e.body, 0, f, () => this.ex(e.head, f, (h) => (e.key ? this.ex(e.key, f, (key) => emit([h, key])) : emit([h, undefined])))),
+    const alts = this.nested(e.body, f, (solution) =>
+      this.sub<[PVal, PVal | undefined]>((emit) =>
+        this.block(e.body, 0, f, () => this.ex(e.head, f, (h) => (e.key ? this.ex(e.key, f, (key) => solution(() => emit([h, key]))) : solution(() => emit([h, undefined]))))),
+      ),
     );
     this.src = src;
     if (alts.every((a) => a.body.length === 0 && !(a.x[0] instanceof Sym) && !(a.x[1] instanceof Sym))) {

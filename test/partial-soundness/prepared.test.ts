@@ -80,4 +80,18 @@ describe('prepared partial evaluation', () => {
       if (e.op === 'Save') expect(entered.has(e.queryId)).toBe(true);
     }
   });
+
+  it('traces negations, every and comprehensions as child queries of their rule body', () => {
+    const p = compile([{ file: 'x.rego', text: 'package t\n\nok if {\n\tnot input.x == 1\n\tevery v in [1, 2] { v != input.y }\n\tcount([z | some z in [1, 2, 3]; z > input.m]) > 0\n}\n' }]);
+    const events = partialEval(p, 'data.t.ok', { unknowns: ['input'], trace: true }).events!;
+    const rule = events.find((e) => e.op === 'Enter' && e.node?.type === 'rule')!;
+    const children = events.filter((e) => e.op === 'Enter' && e.node?.type === 'body' && e.parentId === rule.queryId);
+    // not (1), every over two members (2), the comprehension (1)
+    expect(children).toHaveLength(4);
+    expect(new Set(children.map((e) => e.queryId)).size).toBe(4);
+    // The negated expression shows as the negation's body; what was kept inside is saved there.
+    const not = children[0]!;
+    expect(not.node?.type === 'body' && not.node.node.length).toBe(1);
+    expect(events.some((e) => e.op === 'Save' && e.queryId === not.queryId)).toBe(true);
+  });
 });
