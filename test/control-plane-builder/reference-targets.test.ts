@@ -64,12 +64,12 @@ describe('optimization levels (build_optimization)', () => {
     expect(two['optimized/pkg.1.rego']).toBe('package pkg\n\ndeny = __result__ {\n\tinput.user = "guest"\n\tinput.action = "delete"\n\t__result__ = true\n}\n');
     expect(two['source0/rules/rules.rego']).toBe('package pkg\n\nimport rego.v1\n\nis_admin if input.user == "admin"\nvalid_actions := ["read", "write", "delete"]\nhas_permission(action) if action in valid_actions\n');
     // Level 1 keeps the helpers as support rules (the reference names its locals
-    // `_term_1_01`, `__local1__1`); level 2 inlines them (the reference also puts a
-    // blank line where the inlined bodies came from different source lines).
+    // `_term_1_01`, `__local1__1`); level 2 inlines them: the reference's golden byte for
+    // byte, with the blank line where the inlined expressions came from source lines apart.
     expect(one['optimized/pkg.rego']).toBe(
       'package pkg\n\nimport rego.v1\n\nallow if {\n\tdata.pkg.is_admin\n\tdata.pkg.has_permission(input.action)\n}\n\nis_admin if {\n\tinput.user = "admin"\n}\n\nhas_permission(action3) if {\n\taction3 in ["read", "write", "delete"]\n}\n',
     );
-    expect(two['optimized/pkg.rego']).toBe('package pkg\n\nimport future.keywords.in\n\nallow = __result__ {\n\tinput.user = "admin"\n\tinput.action in ["read", "write", "delete"]\n\t__result__ = true\n}\n');
+    expect(two['optimized/pkg.rego']).toBe('package pkg\n\nimport future.keywords.in\n\nallow = __result__ {\n\tinput.user = "admin"\n\n\tinput.action in ["read", "write", "delete"]\n\t__result__ = true\n}\n');
 
     // Served by an engine, every bundle gives the same decisions.
     const servers: Running[] = [];

@@ -283,10 +283,11 @@ function supportFileName(used: Map<string, number>, m: Module, i: number, j: num
 function printGenerated(m: Module, v0v1: boolean, v0 = false): string {
   const raw = formatModule(m);
   const mod = parseModule(raw, '', { v0Compatible: false });
+  const gaps = (text: string): string => sourceGaps(text, m);
   if (v0) {
     // v0 text needs the future keywords it uses imported (OPA's formatter adds them)
     for (const kws of [[], ['in'], ['in', 'every']]) {
-      const text = ensureNewline(formatModuleSource({ ...mod, imports: [...mod.imports, ...kws.map(futureImport)] }, raw, { mode: 'v0' }));
+      const text = gaps(ensureNewline(formatModuleSource({ ...mod, imports: [...mod.imports, ...kws.map(futureImport)] }, raw, { mode: 'v0' })));
       try {
         parseModule(text, '', { v0Compatible: true });
         return text;
@@ -295,7 +296,7 @@ function printGenerated(m: Module, v0v1: boolean, v0 = false): string {
       }
     }
   }
-  return ensureNewline(formatModuleSource(mod, raw, { mode: v0 || v0v1 ? 'v0-v1' : 'v1' }));
+  return gaps(ensureNewline(formatModuleSource(mod, raw, { mode: v0 || v0v1 ? 'v0-v1' : 'v1' })));
 }
 
 function futureImport(kw: string): Import {
@@ -316,6 +317,38 @@ function sourceOrder(mods: Module[]): Map<string, number> {
 
 function stableSortBy<T>(xs: T[], key: (x: T) => number): T[] {
   return xs.map((x, i) => ({ x, i, k: key(x) })).sort((a, b) => a.k - b.k || a.i - b.i).map((e) => e.x);
+}
+
+/**
+ * OPA's formatter keeps one blank line between two body expressions whose source
+ * rows are more than one apart; the residual expressions keep their source rows, so
+ * the same gaps are put back into the printed rule bodies. Only bodies printed one
+ * expression per line are touched; anything else is left as printed.
+ */
+function sourceGaps(text: string, m: Module): string {
+  const withBodies = m.rules.filter((r) => r.body.length > 0);
+  if (m.rules.some((r) => r.else)) return text;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let next = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    out.push(line);
+    if (!line.endsWith(' {') || line.startsWith('\t')) continue;
+    const end = lines.indexOf('}', i + 1);
+    const rule = withBodies[next++];
+    if (end < 0 || !rule) return text;
+    const body = lines.slice(i + 1, end);
+    const oneLine = body.length === rule.body.length && body.every((l) => l.startsWith('\t') && !l.startsWith('\t\t'));
+    body.forEach((l, j) => {
+      const prev = rule.body[j - 1]?.loc?.row ?? 0;
+      const cur = rule.body[j]?.loc?.row ?? 0;
+      if (oneLine && j > 0 && prev > 0 && cur - prev > 1) out.push('');
+      out.push(l);
+    });
+    i = end - 1;
+  }
+  return next === withBodies.length ? out.join('\n') : text;
 }
 
 function ensureNewline(s: string): string {
