@@ -38,7 +38,7 @@ export { locateResidual, locationIndex, normalizeResidual, type LocationIndex } 
 export type PartialEvalFn = (
   policy: CompiledPolicy,
   query: string,
-  opts: { unknowns: string[]; input?: Value; data?: Value; disableInlining?: string[]; nondeterministicBuiltins?: boolean; deadline?: number },
+  opts: { unknowns: string[]; input?: Value; data?: Value; disableInlining?: string[]; nondeterministicBuiltins?: boolean; deadline?: number; stageTimers?: Record<string, number> },
 ) => { queries: Body[]; support: Module[] };
 
 export interface FilterSpec {
@@ -97,6 +97,8 @@ export interface RunOptions {
   data?: Value;
   deadline?: number;
   partialEval: PartialEvalFn;
+  /** `instrument`: the partial-evaluation query's compile stage timers, when it is planned. */
+  stageTimers?: Record<string, number>;
 }
 
 const now = () => process.hrtime.bigint();
@@ -120,6 +122,7 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
     ...(spec.disableInlining ? { disableInlining: spec.disableInlining } : {}),
     nondeterministicBuiltins: true,
     ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+    ...(opts.stageTimers ? { stageTimers: opts.stageTimers } : {}),
   }));
   timers.timer_rego_partial_eval_ns = Number(now() - t);
   const ctx = { constraints: prepared.constraints, shorts: prepared.shorts };

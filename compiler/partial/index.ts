@@ -46,6 +46,8 @@ export interface PartialEvalOptions {
   deadline?: number;
   /** Record trace events (`PartialResult.events`). */
   trace?: boolean;
+  /** Receives `timer_query_compile_stage_*_ns` when the query is planned (not when it comes from the cache). */
+  stageTimers?: Record<string, number>;
 }
 
 export interface PartialResult {

@@ -174,7 +174,8 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
   const partialEval = partialEvaluator();
   if (!partialEval) throw new f.FilterError('partial evaluation is not available in this build');
   const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
-  const run = f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}) });
+  const instrument = params.bool('instrument');
+  const run = f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}), ...(instrument ? { stageTimers: timers } : {}) });
   Object.assign(timers, run.timers);
   let result: unknown;
   if (multi) {
@@ -188,7 +189,7 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
     result = Object.fromEntries(MULTI_KEYS.map((k) => [k, out[k]]));
   } else result = resultJSON(run.filters[0]!);
   const hints = f.typoHints(caches.hintSites(path), body.input, unknowns).map((h) => ({ ...(h.location ? { location: { file: h.location.file, row: h.location.row, col: h.location.col } } : {}), message: h.message }));
-  const withMetrics = params.bool('metrics') || params.bool('instrument');
+  const withMetrics = params.bool('metrics') || instrument;
   const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints: hints.length > 0 ? hints : undefined }, params.bool('pretty'));
   logFilterDecision(ctx, req, body, path, result, unknowns, maskRule, metrics);
   return sendTyped(req, reply, 200, accept, text);

@@ -4,6 +4,8 @@
 // result (the reply's `result`), metrics, and custom {mask_rule, options, type:
 // "open-policy-agent/compile", unknowns} — and none for failed requests. Classic
 // partial evaluation (POST /v1/compile) is not logged, as in OPA's v1CompilePost.
+// Also here, on the same real server: `instrument` adds the compile stage timers of
+// the partial-evaluation query when it is planned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
 import { fromJS } from '../../runtime/index.js';
@@ -128,5 +130,15 @@ describe('decision logs of /v1/compile/{path}', () => {
     const pe = await app.inject({ method: 'POST', url: '/v1/compile', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: 'input.x > 1' }) });
     expect(pe.statusCode).toBe(200);
     expect(await uploaded()).toEqual([]);
+  });
+});
+
+describe('instrument on /v1/compile/{path}', () => {
+  it('adds the query compile stage timers when the partial-evaluation query is planned', async () => {
+    const r = await app.inject({ method: 'POST', url: '/v1/compile/shop/include?instrument', headers: { accept: 'application/vnd.opa.ucast.all+json', 'content-type': 'application/json' }, payload: JSON.stringify({ input: { budget: 3 }, unknowns: ['input.fruits', 'input.other'] }) });
+    expect(r.statusCode).toBe(200);
+    const metrics = (JSON.parse(r.body) as { metrics: Record<string, number> }).metrics;
+    expect(Object.keys(metrics)).toEqual(expect.arrayContaining(['timer_query_compile_stage_parse_ns', 'timer_query_compile_stage_plan_ns', 'timer_rego_partial_eval_ns', 'timer_compile_translate_queries_ns']));
+    await uploaded(); // the request was logged; keep the other tests' uploads apart
   });
 });
