@@ -89,11 +89,11 @@ describe('Regent-built policy.wasm in the official SDK', () => {
   });
 
   it('a builtin supplied by the host as a custom builtin', async () => {
-    // units.parse_bytes is neither native nor in the SDK: the host supplies it
-    const policy = 'package t\n\nr := x if x := units.parse_bytes(input.size)\n';
+    // crypto.md5 is neither native nor in the SDK: the host supplies it
+    const policy = 'package t\n\nr := x if x := crypto.md5(input.s)\n';
     const wasm = await compileWasm([{ file: 't.rego', text: policy }], ['t/r']);
-    const p = await loadSdkPolicy(wasm, { 'units.parse_bytes': (s: unknown) => (s === '1K' ? 1000 : 0) });
-    expect(p.evaluate({ size: '1K' })).toEqual([{ result: 1000 }]);
+    const p = await loadSdkPolicy(wasm, { 'crypto.md5': (s: unknown) => `md5 of ${String(s)}` });
+    expect(p.evaluate({ s: 'abc' })).toEqual([{ result: 'md5 of abc' }]);
   });
 
   it('rule index: definitions keyed by a constant, with and without a match', async () => {

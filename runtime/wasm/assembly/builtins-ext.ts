@@ -8,7 +8,8 @@ import {
   tag, len, item, objKey, objVal, numVal, strData, compare, fail, isStr, intOf, runes,
 } from './values';
 import { rtb_split, rtb_concat } from './builtins';
-import { goReplace } from './natives-strings';
+import { bdOf, bdToNum, bdRoundInt } from './bigdec';
+import { rt_go_replace } from './natives-strings';
 
 // ---------------------------------------------------------------- more strings and collections
 
@@ -45,7 +46,7 @@ export function rtb_replace(s: usize, o: usize, n: usize): usize {
   if (len(o) == 0) {
     const pats = mkObj();
     objPut(pats, o, n);
-    return goReplace(pats, s);
+    return rt_go_replace(pats, s);
   }
   const parts = rtb_split(s, o);
   return rtb_concat(n, parts);
@@ -179,10 +180,13 @@ export function rtb_walk(x: usize): usize {
 
 // ---------------------------------------------------------------- rounding
 
-/** floor, ceil, round (half away from zero, as Go's math.Round) by op 0..2. */
+/** floor, ceil, round (half away from zero, as Go's math.Round) by op 0..2; big numbers exactly. */
 function rounding(v: usize, op: i32): usize {
   if (tag(v) != T_NUM) return 0;
-  if (numInexact(v)) { fail('not supported on wasm: big numbers'); return 0; }
+  if (numInexact(v) || len(v) > 0) {
+    const d = bdOf(v);
+    if (d != 0) return bdToNum(bdRoundInt(d, op));
+  }
   const x = numVal(v);
   let r: f64;
   if (op == 0) r = Math.floor(x);

@@ -8,8 +8,8 @@ import {
   alloc, mkBool, mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
   tag, len, item, objKey, objVal, numVal, strData, compare, numInexact, fail, isStr, intOf, runes,
 } from './values';
+import { arithNum } from './bigdec';
 
-const EXACT: f64 = 9007199254740992;
 
 function isColl(v: usize): bool { const t = tag(v); return t == T_ARR || t == T_SET; }
 
@@ -158,21 +158,20 @@ export function rtb_upper(s: usize): usize { return caseMap(s, true); }
 
 export function rtb_abs(v: usize): usize {
   if (tag(v) != T_NUM) return 0;
-  if (!intOf(v)) { fail('not supported on wasm: abs of a non-integer'); return 0; }
-  return mkNum(Math.abs(numVal(v)));
+  if (numVal(v) >= 0) return v;
+  return arithNum(1, mkNum(0), v);
 }
 
+/** sum/product by op 0/1, exactly as the JS runtime adds and multiplies (bigdec.ts). */
 function aggregate(c: usize, op: i32): usize {
   if (!isColl(c)) return 0;
-  let acc: f64 = op == 0 ? 0 : 1;
+  let acc = mkNum(op == 0 ? 0 : 1);
   for (let i = 0; i < len(c); i++) {
     const x = item(c, i);
     if (tag(x) != T_NUM) return 0;
-    if (!intOf(x)) { fail('not supported on wasm: sum/product of non-integers'); return 0; }
-    acc = op == 0 ? acc + numVal(x) : acc * numVal(x);
-    if (Math.abs(acc) >= EXACT) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
+    acc = arithNum(op == 0 ? 0 : 2, acc, x);
   }
-  return mkNum(acc);
+  return acc;
 }
 export function rtb_sum(c: usize): usize { return aggregate(c, 0); }
 export function rtb_product(c: usize): usize { return aggregate(c, 1); }

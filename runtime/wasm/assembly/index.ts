@@ -14,7 +14,9 @@ export * from './builtins';
 export * from './builtins-ext';
 export * from './natives-strings';
 export * from './natives-collections';
+export * from './natives-numbers';
 import { dumpJSON, dumpValueText, termText } from './dump';
+import { arithNum } from './bigdec';
 
 // ---------------------------------------------------------------- imports
 
@@ -266,34 +268,18 @@ function setOp(op: i32, a: usize, b: usize): usize {
   return s;
 }
 
-const EXACT: f64 = 9007199254740992; // 2^53
-
 /**
- * plus, minus, mul, div, rem by op 0..4 (5 = or, 6 = and on sets). Only integer
- * arithmetic within ±2^53 is exact in doubles: anything else (decimals, big numbers)
- * aborts as unsupported rather than answer differently from the JS back end.
+ * plus, minus, mul, div, rem by op 0..4 (5 = or, 6 = and on sets), with the JS
+ * runtime's semantics: integers within ±2^53 on doubles; everything else exactly on
+ * decimals (bigdec.ts): integers of any size, and non-integer results of at most 15
+ * significant digits (those print the same either way). Results the JS runtime rounds
+ * like big.Float (longer fractions, non-terminating quotients) abort as unsupported.
  * Undefined on wrong types or division by zero.
  */
 export function rt_arith(op: i32, a: usize, b: usize): usize {
   if (tag(a) == T_SET && tag(b) == T_SET && (op == 1 || op >= 5)) return setOp(op, a, b);
   if (op >= 5 || tag(a) != T_NUM || tag(b) != T_NUM) return 0;
-  const x = numVal(a);
-  const y = numVal(b);
-  if (numInexact(a) || numInexact(b) || x != Math.floor(x) || y != Math.floor(y)) {
-    fail('not supported on wasm: arithmetic on non-integers or big numbers');
-    return 0;
-  }
-  let r: f64 = 0;
-  if (op == 0) r = x + y;
-  else if (op == 1) r = x - y;
-  else if (op == 2) r = x * y;
-  else {
-    if (y == 0) return 0;
-    r = op == 3 ? x / y : x % y;
-    if (r != Math.floor(r)) fail('not supported on wasm: division with a fractional result');
-  }
-  if (Math.abs(r) >= EXACT) fail('not supported on wasm: integers beyond 2^53');
-  return mkNum(r);
+  return arithNum(op, a, b);
 }
 
 /** A number constant with its exact text (from the compiler). */

@@ -161,7 +161,7 @@ export function inexactText(p: usize, n: usize): bool {
   }
   if (sig - trailingZeros > 15) return true;
   const x = Math.abs(textToF64(p, n));
-  return (x != 0 && x < 1e-300) || x > 1e300;
+  return (x != 0 && x < 1e-300) || x > 1e300 || (x == 0 && sig > 0);
 }
 
 function parseNumber(): usize {

@@ -15,7 +15,7 @@ function bytesEq(a: usize, b: usize, n: i32): bool {
 }
 
 /** Byte offset of `needle` in `hay` from byte `from`, or -1. */
-export function findBytes(hay: usize, needle: usize, from: i32): i32 {
+function findBytes(hay: usize, needle: usize, from: i32): i32 {
   const lh = len(hay);
   const ln = len(needle);
   for (let i = from; i + ln <= lh; i++) if (bytesEq(strData(hay) + i, strData(needle), ln)) return i;
@@ -88,7 +88,7 @@ export function rtb_indexof_n(s: usize, sub: usize): usize {
  * earliest pair that matches there wins, matches do not overlap. An empty pattern
  * (always the first pair) matches at every code-point boundary, but not twice in a row.
  */
-export function goReplace(pats: usize, s: usize): usize {
+export function rt_go_replace(pats: usize, s: usize): usize {
   const n = len(pats);
   const hasEmpty = n > 0 && len(objKey(pats, 0)) == 0;
   const emptyVal = hasEmpty ? objVal(pats, 0) : 0;
@@ -133,7 +133,7 @@ export function goReplace(pats: usize, s: usize): usize {
 export function rtb_strings_replace_n(pats: usize, s: usize): usize {
   if (tag(pats) != T_OBJ || !isStr(s)) return 0;
   for (let j = 0; j < len(pats); j++) if (!isStr(objKey(pats, j)) || !isStr(objVal(pats, j))) return 0;
-  return goReplace(pats, s);
+  return rt_go_replace(pats, s);
 }
 
 /** The string's code points as one-code-point strings. */

@@ -11,6 +11,8 @@
 // marks numbers a double cannot hold exactly (more than 15 significant digits): using
 // one where precision matters aborts ("not supported on wasm") instead of answering wrong.
 
+import { bdOf, bdCmp } from './bigdec';
+
 @external('env', 'opa_abort') declare function opa_abort(addr: usize): void;
 
 /** Abort the evaluation with a message (opa_abort throws in the host). */
@@ -252,9 +254,13 @@ export function compare(a: usize, b: usize): i32 {
     case T_NUM: {
       const x = numVal(a);
       const y = numVal(b);
-      if ((numInexact(a) || numInexact(b)) && Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y))) {
+      if (numInexact(a) || numInexact(b)) {
+        // beyond a double's precision or range: compare the exact decimals
         if (sameRaw(a, b)) return 0;
-        fail('not supported on wasm: comparing numbers beyond float64 precision');
+        const A = bdOf(a);
+        const B = bdOf(b);
+        if (A != 0 && B != 0) return bdCmp(A, B);
+        if (!(Math.abs(x - y) > 1e-9 * Math.max(Math.abs(x), Math.abs(y)))) fail('not supported on wasm: comparing numbers beyond float64 precision');
       }
       return x < y ? -1 : x > y ? 1 : 0;
     }
