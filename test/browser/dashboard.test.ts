@@ -63,6 +63,7 @@ async function fleetServes(page: Page, revision: string): Promise<void> {
     await e.locator('td[data-bundle="app"] code', { hasText: revision }).waitFor({ timeout: 30_000 });
   }
   expect(await page.locator('tr[data-engine]').count()).toBe(2);
+  await page.locator('tr[data-engine] td', { hasText: /^all \d+ OK$/ }).first().waitFor();
 }
 
 beforeAll(async () => {
@@ -173,6 +174,7 @@ describe('dashboard in Chromium', () => {
     await behindRow.locator('.label', { hasText: `engine=${paused.name}` }).waitFor();
     await behindRow.locator('td[data-bundle="app"].old-revision code', { hasText: before }).waitFor();
     await behindRow.locator('.badge', { hasText: 'stale' }).waitFor({ timeout: 20_000 });
+    await row.getByText('(1 stale not counted)').waitFor();
     await admin.locator('tr[data-engine]:not(.behind) td[data-bundle="app"] code', { hasText: after }).waitFor();
     await screenshot(admin, 'fleet-behind');
     paused.child.kill('SIGCONT');

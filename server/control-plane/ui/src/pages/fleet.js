@@ -13,11 +13,22 @@ async function loadFleet() {
 
 const seconds = (s) => (s === undefined || s === null ? '—' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
 
+/** Plugin states: "all OK", or a badge per plugin that is not OK (its message as a tooltip). */
+function PluginStates({ plugins }) {
+  const entries = Object.entries(plugins ?? {});
+  const notOk = entries.filter(([, p]) => p.state !== 'OK');
+  if (entries.length === 0) return html`<span class="muted">—</span>`;
+  if (notOk.length === 0) return html`<span class="muted">all ${entries.length} OK</span>`;
+  return notOk.map(([name, p]) => html`<span class=${`badge ${p.state === 'ERROR' ? 'bad' : 'warn'}`} title=${p.message ?? ''}>${name} ${p.state}</span> `);
+}
+
 export function FleetPage() {
   const { data, error } = usePoll(loadFleet);
   if (!data) return html`<${PageTitle} title="Fleet" /><${ErrorBox} error=${error} />${!error && html`<p>Loading…</p>`}`;
   const latest = Object.fromEntries(data.bundles.map((b) => [b.bundle, b.latest_revision]));
   const names = [...new Set([...data.bundles.map((b) => b.bundle), ...data.engines.flatMap((e) => Object.keys(e.bundles ?? {}))])].sort();
+  // The rollout counts leave stale engines out; say how many there are.
+  const staleOf = (bundle) => data.engines.filter((e) => e.stale && e.bundles?.[bundle]).length;
   const behind = (e) => names.some((n) => e.bundles?.[n] && latest[n] !== undefined && e.bundles[n].active_revision !== latest[n]);
 
   return html`<${PageTitle} title="Fleet" />
@@ -33,7 +44,7 @@ export function FleetPage() {
               (b) => html`<tr data-fleet-bundle=${b.bundle} class=${b.behind?.length ? 'behind' : ''}>
                 <td><a href=${link('bundles', b.bundle)}>${b.bundle}</a></td>
                 <td><code>${b.latest_revision || '""'}</code> <span class="muted small"><${Time} iso=${b.built_at} /></span></td>
-                <td><span class="serving">${b.serving_latest} of ${b.engines}</span></td>
+                <td><span class="serving">${b.serving_latest} of ${b.engines}</span>${staleOf(b.bundle) > 0 && html` <span class="muted small">(${staleOf(b.bundle)} stale not counted)</span>`}</td>
                 <td>${b.behind?.length ? b.behind.map((id) => html`<span class="label">${id}</span>`) : html`<span class="muted">none</span>`}</td>
                 <td class="hide-narrow">${seconds(b.seconds_to_first_serve)}</td>
               </tr>`,
@@ -46,9 +57,9 @@ export function FleetPage() {
       <h2 id="fleet-engines">Engines</h2>
       <div class="table-wrap">
         <table aria-label="Engines">
-          <thead><tr><th>Engine</th><th>Last seen</th>${names.map((n) => html`<th>${n}</th>`)}<th class="hide-narrow">Errors</th></tr></thead>
+          <thead><tr><th>Engine</th><th>Last seen</th>${names.map((n) => html`<th>${n}</th>`)}<th class="hide-narrow">Plugins</th><th class="hide-narrow">Errors</th></tr></thead>
           <tbody>
-            ${data.engines.length === 0 && html`<tr><td colspan=${names.length + 3} class="muted">No engine has reported status yet. Point an engine's <code>status.service</code> at this control plane.</td></tr>`}
+            ${data.engines.length === 0 && html`<tr><td colspan=${names.length + 4} class="muted">No engine has reported status yet. Point an engine's <code>status.service</code> at this control plane.</td></tr>`}
             ${data.engines.map(
               (e) => html`<tr data-engine=${e.id} class=${behind(e) ? 'behind' : ''}>
                 <td><code>${e.id}</code>${e.labels?.version && html` <span class="muted small">v${e.labels.version}</span>`}
@@ -63,6 +74,7 @@ export function FleetPage() {
                     <code>${b.active_revision || '""'}</code>${old && html` <span class="badge warn" title=${`latest is ${latest[n] || '""'}`}>old</span>`}
                     ${b.code && html` <span class="badge bad" title=${b.message ?? ''}>${b.code}</span>`}</td>`;
                 })}
+                <td class="hide-narrow small"><${PluginStates} plugins=${e.plugins} /></td>
                 <td class="hide-narrow small">${(e.errors ?? []).join('; ') || html`<span class="muted">none</span>`}</td>
               </tr>`,
             )}
