@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCommand } from '../../cli/build.js';
 import type { RunningServer } from '../../server/main.js';
+import { capture } from '../unit/cli/helpers.js';
 import { DECISIONS, RBAC_DIR, decide, policyDir, start, wasmReady, type TempDir } from './server-cases.js';
 import { ensureRuntime } from './sdk-host.js';
 
@@ -124,4 +126,30 @@ describe('regent run --server --backend wasm', () => {
     expect(ex.result).toBe(true);
     expect(ex.explanation).toBeDefined();
   });
+});
+
+describe('a wasm bundle with --backend wasm', () => {
+  it('the bundle module serves its entrypoints, the engine module the other rules', async () => {
+    const out = join(dir.dir, 'rbac-allow.tar.gz');
+    const c = capture();
+    expect(await buildCommand(['-t', 'wasm', '-e', 'rbac/allow', '-o', out, RBAC_DIR], c.io), c.err).toBe(0);
+    const s = await start({ workers: 0, backend: 'wasm', bundles: true, paths: [out] });
+    try {
+      await wasmReady(s);
+      const stats = s.app.regent.engine.wasmStats();
+      const bundle = stats.find((x) => x.source.startsWith('bundle:'))!;
+      const engine = stats.find((x) => x.source === 'engine')!;
+      expect(bundle.entrypoints).toEqual(['rbac/allow']);
+      expect(engine.entrypoints).not.toContain('rbac/allow');
+      expect(engine.entrypoints).toContain('rbac/user_is_admin');
+      const bob = { user: 'bob', action: 'update', type: 'finance' };
+      expect(await decide(s.url, 'rbac/allow', bob)).toEqual({ status: 200, body: { result: true }, via: 'wasm' });
+      expect(await decide(s.url, 'rbac/user_is_admin', { user: 'alice' })).toEqual({ status: 200, body: { result: true }, via: 'wasm' });
+      const after = s.app.regent.engine.wasmStats();
+      expect(after.find((x) => x.source.startsWith('bundle:'))!.wasm).toBe(bundle.wasm + 1);
+      expect(after.find((x) => x.source === 'engine')!.wasm).toBe(engine.wasm + 1);
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
 });
