@@ -18,6 +18,7 @@ import type { BuiltinDef, TypeSpec } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, OperandTypeError } from './errors.js';
 import { asObject, asString } from './args.js';
+import { checkJSONWidth } from '../eval/limits.js';
 import { filterValue, parsePaths, pathsToObject, removeValue } from './json-paths.js';
 import { builtins as patchBuiltins } from './json-patch.js';
 import { builtins as schemaBuiltins } from './json-schema.js';
@@ -53,7 +54,20 @@ function keyText(k: Value): string {
  */
 export function goMarshal(v: Value, indent?: string, prefix = ''): string {
   const pretty = indent !== undefined;
-  const parts: string[] = [];
+  // Pieces are joined every MARSHAL_FLUSH pushes: one array of all the pieces of a
+  // large value (10 million references to a small array) would pass V8's 2^27
+  // elements, which aborts the whole process instead of throwing.
+  const chunks: string[] = [];
+  let done = '';
+  const parts = {
+    push(s: string): void {
+      chunks.push(s);
+      if (chunks.length >= MARSHAL_FLUSH) {
+        done += chunks.join('');
+        chunks.length = 0;
+      }
+    },
+  };
   const write = (x: Value, cur: string): void => {
     if (x === null) parts.push('null');
     else if (typeof x === 'boolean') parts.push(x ? 'true' : 'false');
@@ -86,8 +100,11 @@ export function goMarshal(v: Value, indent?: string, prefix = ''): string {
     }
   };
   write(v, '');
-  return parts.join('');
+  return done + chunks.join('');
 }
+
+/** How many pieces goMarshal collects before joining them. */
+const MARSHAL_FLUSH = 1 << 16;
 
 function marshalWithOptions(x: Value, optsV: Value): string {
   const opts = asObject(optsV, 2);
@@ -229,6 +246,7 @@ const jsonBuiltins: BuiltinDef[] = [
     impl: ([x]) => {
       // OPA's util.UnmarshalJSON: the first value, then only a null or nothing may follow.
       const s = asString(x!, 1);
+      checkJSONWidth(s);
       const fast = wholeJSONValue(s);
       if (fast !== undefined) return fast;
       const go = goJSONDecode(s, 'unmarshal');

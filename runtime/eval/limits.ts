@@ -95,6 +95,29 @@ export function checkSplitPieces(s: string, sep: string): void {
   for (let i = s.indexOf(sep); i >= 0; i = s.indexOf(sep, i + sep.length)) if (++n >= max) collectionTooLarge();
 }
 
+/**
+ * Before JSON text is parsed in one native call (json.unmarshal): throw when one of
+ * its arrays or objects has more members than the collection cap (JSON.parse would
+ * abort the process past 2^27). Only texts longer than twice the cap can, so shorter
+ * ones are not scanned.
+ */
+export function checkJSONWidth(text: string): void {
+  const max = limits.maxCollectionSize;
+  if (text.length <= 2 * max) return;
+  const counts: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) counts.push(1);
+    else if (c === 0x5d || c === 0x7d) counts.pop();
+    else if (c === 0x2c && counts.length > 0 && ++counts[counts.length - 1]! > max) collectionTooLarge();
+  }
+}
+
 /** Throw when the heap is above its ceiling (called with the deadline check, every 1024 steps). */
 export function checkHeap(): void {
   if (heapCeiling === Infinity) return;

@@ -3,8 +3,10 @@
 // error") when one native operation makes an array of more than 2^27 elements, which
 // String.prototype.split, a match-all or an index loop on a 140-million-character
 // string (built within the collection cap: 900,000 pieces of 160 characters) would
-// do. Each case gets a clean `{code, message}` reply naming the limit, the process
-// stays alive, and a normal decision sent every 0.5 s keeps answering.
+// do, and so would json.unmarshal (JSON.parse) of an array that wide. Each case gets
+// a clean `{code, message}` reply naming the limit; json.marshal, which used to
+// collect all its pieces in one array, now answers. The process stays alive, and a
+// normal decision sent every 0.5 s keeps answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBody, probeDuring, reportProbe, send, startServer, type RunningServer } from './helpers.js';
 
@@ -19,6 +21,8 @@ const CASES: Record<string, string> = {
   indexof_n: `x := count(indexof_n(${BIG}, "a"))`,
   'regex.split': `x := count(regex.split("a", ${BIG}))`,
   'regex.find_n': `x := count(regex.find_n("a", ${BIG}, -1))`,
+  // 1,500,001 members in one JSON array (JSON.parse is one native call).
+  'json.unmarshal': 'x := count(json.unmarshal(concat("", ["[", concat("", [s | numbers.range(1, 500000)[_]; s := "0,0,0,"]), "0]"])))',
 };
 
 // The collection cap, or (when the heap holds garbage of an earlier case) the
@@ -56,9 +60,20 @@ describe('builtins that would build more than 2^27 elements at once', () => {
     }, 120_000);
   }
 
+  it('json.marshal of a million references to one 70-element array answers (141 million pieces, joined as it goes)', async () => {
+    const q = 'a := [true | numbers.range(1, 70)[_]]; x := count(json.marshal([a | numbers.range(1, 1000000)[_]]))';
+    const { result, probe } = await probeDuring(srv, () => query(srv, q));
+    expect(result.status, result.text.slice(0, 300)).toBe(200);
+    const inner = `[${Array.from({ length: 70 }, () => 'true').join(',')}]`;
+    expect((result.json() as { result: { x: number }[] }).result[0]!.x).toBe(1_000_000 * inner.length + 999_999 + 2);
+    expect(srv.alive()).toBe(true);
+    reportProbe('native size: json.marshal', probe);
+    expect(probe.worstMs).toBeLessThan(2000);
+  }, 120_000);
+
   it('small inputs still work', async () => {
-    const r = await query(srv, 'x := [split("a,b", ","), replace("aXa", "X", "$&"), indexof_n("aaa", "a"), regex.find_n("a", "aba", -1), strings.split_n("a,b,c", ",", 2)]');
+    const r = await query(srv, 'x := [split("a,b", ","), replace("aXa", "X", "$&"), indexof_n("aaa", "a"), regex.find_n("a", "aba", -1), strings.split_n("a,b,c", ",", 2), json.marshal([1, {"b": "c"}]), json.unmarshal("[1,{\\"a\\":\\"[,]\\"}]")]');
     expect(r.status, r.text).toBe(200);
-    expect((r.json() as { result: { x: unknown }[] }).result[0]!.x).toEqual([['a', 'b'], 'a$&a', [0, 1, 2], ['a', 'a'], ['a', 'b,c']]);
+    expect((r.json() as { result: { x: unknown }[] }).result[0]!.x).toEqual([['a', 'b'], 'a$&a', [0, 1, 2], ['a', 'a'], ['a', 'b,c'], '[1,{"b":"c"}]', [1, { a: '[,]' }]]);
   }, 60_000);
 });
