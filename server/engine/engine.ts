@@ -227,6 +227,7 @@ export class Engine {
     for (const [k, v] of records) this.records.set(k, v);
     this.core.setPolicy(candidate.policy);
     this.engineWasm = undefined; // the new policy's module comes later (rebuildWasm)
+    this.wasmBuildId++; // a build still running is for the old policy: drop its module
     if (this.evaluator instanceof InProcessEvaluator) this.core.setWasmModules(this.wasmSpecs().wasm);
     this.rules = candidate.rules;
     this.pendingPolicyId = candidate.policyId;
