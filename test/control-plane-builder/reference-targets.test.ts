@@ -122,6 +122,16 @@ describe('build targets (build_target_wasm, build_target_ir)', () => {
     expect(tarList(tgz)).toBe('/data.json\n/source0/rules/rules.rego\n/policy.wasm\n/.manifest\n');
     const f = await tarRead(tgz, join(dir, 'x'), ['.manifest']);
     expect(f['.manifest']).toBe('{"revision":"","roots":["pkg"],"wasm":[{"entrypoint":"pkg/r","module":"/policy.wasm","annotations":[{"entrypoint":true,"scope":"document"}]}],"rego_version":0}\n');
+    // An engine serving the bundle answers the entrypoint from /policy.wasm.
+    const port = await freePort();
+    const engine = await startServer(['run', '--server', '--addr', `127.0.0.1:${port}`, '-b', tgz], dir, `http://127.0.0.1:${port}`);
+    try {
+      const r = (await fetch(`${engine.url}/v1/data/pkg/r?metrics=true`, { method: 'POST', body: '{}' }).then((x) => x.json())) as { result: unknown; metrics: Record<string, number> };
+      expect(r.result).toBe(true);
+      expect(r.metrics.timer_regent_wasm_eval_ns).toBeGreaterThan(0);
+    } finally {
+      await engine.stop();
+    }
   }, 120_000);
 
   it('target ir/plan is refused with a clear build error (Regent writes no plan.json)', async () => {
