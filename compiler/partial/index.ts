@@ -7,6 +7,9 @@
 // are alternatives. Known parts run in the reference interpreter; rules that
 // depend on unknowns are inlined or written as support modules (rules.ts).
 // The result is AST (ast/nodes.ts): `ast/opa-json.ts` gives OPA's JSON for it.
+// preparePartial() does the planning once (cachedPartial keeps it per policy,
+// query, unknowns and options; partialEval goes through it); its eval() searches
+// with an input and data, optionally recording OPA-style trace events.
 import type { Body, Module } from '../ast/nodes.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { CompiledPolicy } from '../policy.js';
