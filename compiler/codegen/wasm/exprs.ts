@@ -30,6 +30,8 @@ const NATIVE_ARITY: Record<string, number> = {
   'json.filter': 2, 'json.remove': 2, 'graph.reachable': 2, 'graph.reachable_paths': 2,
   // runtime/wasm/assembly/natives-numbers.ts
   to_number: 1, 'units.parse': 1, 'units.parse_bytes': 1,
+  // runtime/wasm/assembly/natives-glob.ts
+  'glob.match': 3, 'glob.quote_meta': 1,
 };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };

@@ -15,6 +15,7 @@ export * from './builtins-ext';
 export * from './natives-strings';
 export * from './natives-collections';
 export * from './natives-numbers';
+export * from './natives-glob';
 import { dumpJSON, dumpValueText, termText } from './dump';
 import { arithNum } from './bigdec';
 
