@@ -32,6 +32,8 @@ const NATIVE_ARITY: Record<string, number> = {
   to_number: 1, 'units.parse': 1, 'units.parse_bytes': 1,
   // runtime/wasm/assembly/natives-glob.ts
   'glob.match': 3, 'glob.quote_meta': 1,
+  // runtime/wasm/assembly/natives-semver.ts
+  'semver.is_valid': 1, 'semver.compare': 2,
 };
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };

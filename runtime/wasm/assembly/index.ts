@@ -16,6 +16,7 @@ export * from './natives-strings';
 export * from './natives-collections';
 export * from './natives-numbers';
 export * from './natives-glob';
+export * from './natives-semver';
 import { dumpJSON, dumpValueText, termText } from './dump';
 import { arithNum } from './bigdec';
 
