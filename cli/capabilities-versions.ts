@@ -16,7 +16,7 @@
 //     versions 1.1 and 1.2).
 import { capabilities } from '../runtime/builtins/catalog.js';
 
-/** OPA releases with a capabilities file that Regent can emulate, oldest first. */
+/** OPA releases with a capabilities file that Regent can emulate, oldest first (`opa capabilities` lists them by file name: `listOrder`). */
 export const OPA_RELEASES: readonly string[] = (
   '0.17.0 0.17.1 0.17.2 0.17.3 0.18.0 0.19.0-rc1 0.19.0 0.19.1 0.19.2 0.20.0 0.20.1 0.20.2 0.20.3 0.20.4 0.20.5 ' +
   '0.21.0 0.21.1 0.22.0 0.23.0 0.23.1 0.23.2 0.24.0 0.25.0-rc1 0.25.0-rc2 0.25.0-rc3 0.25.0-rc4 0.25.0 0.25.1 0.25.2 ' +
@@ -28,6 +28,11 @@ export const OPA_RELEASES: readonly string[] = (
 )
   .split(' ')
   .map((v) => `v${v}`);
+
+/** The releases in the order `opa capabilities` lists them: its embedded files by name (`v1.11.0` before `v1.5.0`). */
+export function listOrder(): string[] {
+  return [...OPA_RELEASES].sort((a, b) => (a + '.json' < b + '.json' ? -1 : 1));
+}
 
 /** Builtins introduced after v0.17.0, by release. */
 const BUILTINS_SINCE: Record<string, string> = group({
@@ -131,11 +136,12 @@ export function capabilitiesForRelease(version: string, opts: { v0Compatible?: b
   if (!OPA_RELEASES.includes(version)) return undefined;
   const has = (since: string): boolean => compareVersions(since, version) <= 0;
   const pre1 = compareVersions(version, 'v1.0.0') <= 0;
-  const out: Record<string, unknown> = {
-    builtins: cur.builtins.filter((b) => has(builtinSince(b.name))),
-    future_keywords: Object.keys(KEYWORDS_SINCE).filter((k) => has(KEYWORDS_SINCE[k]!)).sort(),
-  };
+  // Empty lists are left out, as OPA's Capabilities JSON (omitempty) leaves them out.
+  const out: Record<string, unknown> = { builtins: cur.builtins.filter((b) => has(builtinSince(b.name))) };
+  const keywords = Object.keys(KEYWORDS_SINCE).filter((k) => has(KEYWORDS_SINCE[k]!)).sort();
+  if (keywords.length > 0) out.future_keywords = keywords;
   if (compareVersions(version, 'v1.0.0') >= 0) out.wasm_abi_versions = cur.wasm_abi_versions;
-  out.features = FEATURES.filter((f) => has(f.since) && (!f.v0 || pre1 || opts.v0Compatible === true)).map((f) => f.name);
+  const features = FEATURES.filter((f) => has(f.since) && (!f.v0 || pre1 || opts.v0Compatible === true)).map((f) => f.name);
+  if (features.length > 0) out.features = features;
   return out;
 }

@@ -7,13 +7,14 @@
 // the builtins, keywords and features that release had) or `v<regent version>`
 // (= --current); other names fail as OPA's `no capabilities version found vX`.
 // Without flags (or with --list, an alias OPA does not have) the known versions
-// are listed, one per line, oldest first.
+// are listed one per line, sorted by name as OPA lists its embedded files, then
+// this build's own.
 import { readFileSync } from 'node:fs';
 import { capabilities } from '../runtime/builtins/catalog.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { toJSON, type IO } from './output.js';
 import { version } from './main.js';
-import { capabilitiesForRelease, OPA_RELEASES } from './capabilities-versions.js';
+import { capabilitiesForRelease, listOrder } from './capabilities-versions.js';
 
 export const CAPABILITIES_FLAGS: FlagSpec[] = [
   { name: 'current', type: 'boolean', description: 'print current capabilities' },
@@ -27,9 +28,9 @@ export const CAPABILITIES_FLAGS: FlagSpec[] = [
 const USAGE = 'regent capabilities [flags]';
 const DESCRIPTION = 'Print the capabilities of Regent: the builtins, keywords and features it supports.';
 
-/** The capability versions this build knows: the OPA releases it can emulate, then its own. */
+/** The capability versions this build knows: the OPA releases it can emulate (in `opa capabilities` order), then its own. */
 export function knownVersions(): string[] {
-  return [...OPA_RELEASES, `v${version()}`];
+  return [...listOrder(), `v${version()}`];
 }
 
 /** The capabilities document of a known version (`v0.50.0`, `0.50.0`, `v<regent>`); undefined if unknown. */

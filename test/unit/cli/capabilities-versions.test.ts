@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { capabilitiesCommand } from '../../../cli/capabilities.js';
-import { builtinSince, capabilitiesForRelease, compareVersions, OPA_RELEASES } from '../../../cli/capabilities-versions.js';
+import { builtinSince, capabilitiesForRelease, compareVersions, listOrder, OPA_RELEASES } from '../../../cli/capabilities-versions.js';
 import { checkCommand } from '../../../cli/check.js';
 import { capabilities } from '../../../runtime/builtins/catalog.js';
 import { capture, tempTree } from './helpers.js';
@@ -28,6 +28,13 @@ const tree = tempTree({
 afterAll(() => tree.cleanup());
 
 describe('capabilities of older OPA releases', () => {
+  it('lists releases by file name, as opa capabilities does', () => {
+    const listed = listOrder();
+    expect(listed.indexOf('v0.19.0-rc1')).toBeLessThan(listed.indexOf('v0.19.0'));
+    expect(listed.indexOf('v1.11.0')).toBeLessThan(listed.indexOf('v1.5.0'));
+    expect([...listed].sort()).toEqual([...OPA_RELEASES].sort());
+  });
+
   it('orders releases, release candidates before their release', () => {
     expect(compareVersions('v0.25.0-rc4', 'v0.25.0')).toBeLessThan(0);
     expect(compareVersions('v0.9.0', 'v0.10.0')).toBeLessThan(0);
@@ -60,7 +67,10 @@ describe('capabilities of older OPA releases', () => {
   });
 
   it('future keywords and features follow the release that added them', () => {
-    expect(release('v0.33.0').future_keywords).toEqual([]);
+    // empty lists are left out, as in OPA's JSON
+    expect(release('v0.33.0').future_keywords).toBeUndefined();
+    expect(release('v0.45.0').features).toBeUndefined();
+    expect(release('v0.46.0').features).toEqual(['rule_head_ref_string_prefixes']);
     expect(release('v0.34.0').future_keywords).toEqual(['in']);
     expect(release('v0.37.0').future_keywords).toEqual(['every', 'in']);
     expect(release('v0.42.0').future_keywords).toEqual(['contains', 'every', 'if', 'in']);
