@@ -153,3 +153,34 @@ describe('a wasm bundle with --backend wasm', () => {
     }
   }, 180_000);
 });
+
+describe('a replaced worker', () => {
+  // a long host-served builtin (regex.split over 2 MB) that never looks at the deadline:
+  // only the watchdog stops it, by replacing the worker (as test/server/pool.test.ts)
+  const SLOW = `package slow\n\ns := ${'replace('.repeat(21)}"ab"${', "a", "aa")'.repeat(20)}, "a", "ab")\n\nn := count(regex.split("a", s))\n`;
+
+  it('gets the Wasm module with its start-up snapshot', async () => {
+    const slowDir = policyDir({ 'slow.rego': SLOW });
+    const s = await start({ workers: 1, backend: 'wasm', evalTimeoutMs: 300, paths: [RBAC_DIR, slowDir.dir] });
+    try {
+      await wasmReady(s);
+      const bob = { user: 'bob', action: 'update', type: 'finance' };
+      expect(await decide(s.url, 'rbac/allow', bob)).toEqual({ status: 200, body: { result: true }, via: 'wasm' });
+      const before = s.app.regent.engine.workerThreadIds();
+      const slow = await decide(s.url, 'slow/n', undefined);
+      expect(slow.status).toBe(500);
+      let after = s.app.regent.engine.workerThreadIds();
+      for (let i = 0; i < 50 && (after.length === 0 || after[0] === before[0]); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = s.app.regent.engine.workerThreadIds();
+      }
+      expect(after).toHaveLength(1);
+      expect(after).not.toEqual(before);
+      expect(await decide(s.url, 'rbac/allow', bob)).toEqual({ status: 200, body: { result: true }, via: 'wasm' });
+      expect(await decide(s.url, 'rbac/allow', { user: 'eve', action: 'update', type: 'finance' })).toEqual({ status: 200, body: { result: false }, via: 'wasm' });
+    } finally {
+      await s.close();
+      slowDir.cleanup();
+    }
+  }, 180_000);
+});
