@@ -57,7 +57,7 @@ export async function runAciBench(opts: { rounds?: number; time?: number; log?: 
       if (w !== want) throw new Error(`aci ${c.note} (wasm): result differs from aci.yaml's\ngot  ${w}\nwant ${want}`);
       tasks.wasm = () => { if (wasm.host.evaluate(c.input).length > 0) sink++; };
     }
-    const r = await alternateRounds(tasks, 'js', { rounds: opts.rounds ?? 3, time: opts.time ?? 100 });
+    const r = await alternateRounds(tasks, 'js', { rounds: opts.rounds ?? 3, time: opts.time ?? 100, warmCalls: 5000 });
     if (sink < 0) log(String(sink));
     const name = path[path.length - 1]!;
     const goal = name === 'create_container' ? '≤ 1x' : '—';

@@ -81,7 +81,7 @@ export async function runAdmissionBench(opts: { rounds?: number; time?: number; 
     const host = 'host' in wasm ? wasm.host : undefined;
     if (host) tasks.wasm = () => { if (host.evaluate(reviews[i++ & 31]!).length > 0) sink++; };
     else if ('skipped' in wasm) log(`admission ${t.name}: no Wasm row (${wasm.skipped})`);
-    const r = await alternateRounds(tasks, 'hand', opts);
+    const r = await alternateRounds(tasks, 'hand', { warmCalls: 5000, ...opts });
     if (sink < 0) log(String(sink));
     const base = { baseline: 'hand-written JS', unit: 'ns/decision', baselineValue: r.ns.hand!, target: '—' };
     rows.push({ ...base, workload: `admission ${t.name} violation (${fired}/32 deny)`, value: r.ns.js!, ratio: r.ratio.js! });

@@ -7,7 +7,7 @@ import { Bench } from 'tinybench';
 import { compile } from '../compiler/index.js';
 import { fromJS, toJS, type Value } from '../runtime/index.js';
 import { handWrittenAllow, makeRbacData } from './fixtures/rbac/make-data.js';
-import { loadWasm } from './timing.js';
+import { loadWasm, warmUp } from './timing.js';
 
 export interface RbacResult {
   /** ns per decision through the decision path (as the Data API serves it). */
@@ -62,6 +62,7 @@ export async function runRbacBench(opts: { rounds?: number; time?: number } = {}
     },
   };
   if ('host' in wasm) tasks.wasm = () => { if (wasm.host.evaluate(inputs[i++ & 63]!)[0]?.result === true) sink++; };
+  warmUp(tasks, 20000);
   const per: Record<string, number[]> = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]));
   const rounds = opts.rounds ?? 7;
   for (let r = 0; r < rounds; r++) {

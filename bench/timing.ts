@@ -44,8 +44,9 @@ export interface RoundsResult {
 export async function alternateRounds(
   tasks: Record<string, () => void>,
   reference: string,
-  opts: { rounds?: number; time?: number } = {},
+  opts: { rounds?: number; time?: number; warmCalls?: number } = {},
 ): Promise<RoundsResult> {
+  warmUp(tasks, opts.warmCalls ?? 500);
   const per: Record<string, number[]> = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]));
   for (let r = 0; r < (opts.rounds ?? 5); r++) {
     const bench = new Bench({ time: opts.time ?? 150, warmupTime: 30 });
@@ -60,6 +61,22 @@ export async function alternateRounds(
     ratio[k] = median(per[k]!.map((x, i) => x / per[reference]![i]!));
   }
   return { ns, ratio };
+}
+
+/**
+ * Calls each task `calls` times (at most about 3 s each) before anything is timed. On a
+ * loaded machine V8's optimizing compiler runs late (its background thread waits for a
+ * core), and tinybench's short warm-up leaves a large policy (ACI: thousands of calls
+ * before its decisions settle) timed mostly in unoptimized code.
+ */
+export function warmUp(tasks: Record<string, () => void>, calls: number): void {
+  for (const fn of Object.values(tasks)) {
+    const end = performance.now() + 3000;
+    for (let i = 0; i < calls; i++) {
+      fn();
+      if ((i & 63) === 63 && performance.now() > end) break;
+    }
+  }
 }
 
 /**
