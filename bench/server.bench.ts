@@ -1,63 +1,92 @@
 // Server throughput benchmark: autocannon on loopback, POST /v1/data/rbac/allow
 // (the examples/rbac policy and data) against an empty Fastify route serving the
-// same request in the same process, 5 s per run after a 1 s warm-up, for each pool
-// size and once more with decision logging to a local log service. Prints
-// requests/s and p99 latency of each and the ratio (target ≥ 0.6).
-// Run: npm run bench:server  (REGENT_BENCH_SECONDS, REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS)
+// same request in the same process, for each pool size and once more with
+// decision logging to a local log service. All servers listen at once and are
+// measured in interleaved rounds (empty route, then each Regent variant, round
+// after round), so a change in the machine's load hits every side alike; each
+// variant's ratio is the median of its per-round ratios against the empty route of
+// the same round (the range is printed too).
+// The server runs the compiled build in dist/ (what `regent run --server` runs;
+// rebuilt first when a source is newer), or the sources through tsx with
+// REGENT_BENCH_SOURCES=1 (tsx adds a naming helper call to every closure, which
+// costs the request path a few percent).
+// Run: npm run bench:server  (REGENT_BENCH_SECONDS per round, REGENT_BENCH_ROUNDS,
+// REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS)
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildServer } from '../server/index.js';
-import { loadConfig } from '../server/config/config.js';
-import { loadPaths } from '../server/engine/loader.js';
-import { startPlugins } from '../server/plugins/index.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const seconds = Number(process.env.REGENT_BENCH_SECONDS ?? 5);
+const seconds = Number(process.env.REGENT_BENCH_SECONDS ?? 2);
+const rounds = Number(process.env.REGENT_BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.REGENT_BENCH_CONNECTIONS ?? 10);
 const workerCounts = (process.env.REGENT_BENCH_WORKERS ?? '0,1').split(',').map(Number);
+const logWorkerCounts = (process.env.REGENT_BENCH_LOG_WORKERS ?? String(workerCounts[0] ?? 0)).split(',').map(Number);
 const body = JSON.stringify({ input: { user: 'bob', action: 'update', type: 'finance' } });
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 
-interface Result {
-  name: string;
-  rps: number;
-  p99: number;
-}
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
-
-async function measure(name: string, url: string, duration: number): Promise<Result> {
-  const r = await autocannon({ url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, pipelining: 1, duration, workers: 1 });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
-  return { name, rps: r.requests.average, p99: r.latency.p99 };
-}
-
-async function run(name: string, app: FastifyInstance, path: string): Promise<Result> {
-  const base = await listen(app);
-  try {
-    await measure(name, base + path, 1);
-    return await measure(name, base + path, seconds);
-  } finally {
-    await app.close();
+function newestSource(dir: string, newest = 0): number {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = newestSource(p, newest);
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
   }
+  return newest;
+}
+
+/** dist/ holds a build at least as new as every server-side source. */
+function distIsCurrent(): boolean {
+  const built = join(root, 'dist', 'server', 'index.js');
+  if (!existsSync(built)) return false;
+  const at = statSync(built).mtimeMs;
+  return ['compiler', 'runtime', 'server'].every((d) => newestSource(join(root, d)) <= at);
+}
+
+/** The server modules: dist/ (rebuilt when stale; type errors do not stop tsc emitting) or the sources. */
+async function serverModules() {
+  const fromSources = process.env.REGENT_BENCH_SOURCES === '1';
+  if (!fromSources && !distIsCurrent()) {
+    spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
+  }
+  const base = fromSources ? root : join(root, 'dist');
+  const load = (p: string) => import(pathToFileURL(join(base, p + (fromSources ? '.ts' : '.js'))).href);
+  const [index, config, loader, plugins] = await Promise.all([load('server/index'), load('server/config/config'), load('server/engine/loader'), load('server/plugins/index')]);
+  return {
+    mode: fromSources ? 'sources (tsx)' : 'dist',
+    buildServer: index.buildServer as typeof import('../server/index.js').buildServer,
+    loadConfig: config.loadConfig as typeof import('../server/config/config.js').loadConfig,
+    loadPaths: loader.loadPaths as typeof import('../server/engine/loader.js').loadPaths,
+    startPlugins: plugins.startPlugins as typeof import('../server/plugins/index.js').startPlugins,
+  };
+}
+
+interface Target {
+  name: string;
+  url: string;
+  app: FastifyInstance;
+  rps: number[];
+  p99: number[];
+}
+
+async function listen(name: string, app: FastifyInstance, path: string): Promise<Target> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { name, app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}${path}`, rps: [], p99: [] };
+}
+
+async function measure(t: Target, duration: number, record = true): Promise<void> {
+  const r = await autocannon({ url: t.url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, pipelining: 1, duration, workers: 1 });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
+  if (!record) return;
+  t.rps.push(r.requests.average);
+  t.p99.push(r.latency.p99);
 }
 
 function emptyApp(): FastifyInstance {
   const app = Fastify();
   app.post('/empty', () => ({}));
-  return app;
-}
-
-async function regentApp(workers: number, configText = ''): Promise<FastifyInstance> {
-  const config = loadConfig({ version: 'bench', text: configText });
-  const app = await buildServer({ config, workers });
-  await loadPaths(app.regent.engine, app.regent.host, [join(root, 'examples', 'rbac')]);
-  if (configText) app.regent.attachPlugins(await startPlugins(config.document, app.regent.host, {}));
   return app;
 }
 
@@ -71,18 +100,38 @@ async function logSink(): Promise<{ url: string; close(): Promise<void> }> {
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-const baseline = await run('empty fastify route', emptyApp(), '/empty');
-const results: Result[] = [];
-for (const workers of workerCounts) {
-  results.push(await run(`POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers), '/v1/data/rbac/allow'));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const mods = await serverModules();
+
+async function regentApp(workers: number, configText = ''): Promise<FastifyInstance> {
+  const config = mods.loadConfig({ version: 'bench', text: configText });
+  const app = await mods.buildServer({ config, workers });
+  await mods.loadPaths(app.regent.engine, app.regent.host, [join(root, 'examples', 'rbac')]);
+  if (configText) app.regent.attachPlugins(await mods.startPlugins(config.document, app.regent.host, {}));
+  return app;
 }
-// Decision logging on, uploading to a local service every 1–2 s (as OPA's decision_logs plugin).
+
 const sink = await logSink();
+// Decision logging uploads to the local service every 1–2 s (as OPA's decision_logs plugin).
 const logsConfig = JSON.stringify({ services: { logs: { url: sink.url } }, decision_logs: { service: 'logs', reporting: { min_delay_seconds: 1, max_delay_seconds: 2 } } });
-results.push(await run(`  ... with decision logs (workers: ${workerCounts[0]})`, await regentApp(workerCounts[0]!, logsConfig), '/v1/data/rbac/allow'));
-await sink.close();
-console.log(`loopback, ${connections} connections, ${seconds} s per run, no pipelining`);
-for (const r of [baseline, ...results]) {
-  const ratio = r === baseline ? '' : `  ratio ${(r.rps / baseline.rps).toFixed(2)}`;
-  console.log(`${r.name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(3)} ms${ratio}`);
+const baseline = await listen('empty fastify route', emptyApp(), '/empty');
+const targets: Target[] = [];
+for (const workers of workerCounts) targets.push(await listen(`POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers), '/v1/data/rbac/allow'));
+for (const workers of logWorkerCounts) targets.push(await listen(`  ... with decision logs (workers: ${workers})`, await regentApp(workers, logsConfig), '/v1/data/rbac/allow'));
+try {
+  for (const t of [baseline, ...targets]) await measure(t, 1, false); // warm-up
+  for (let r = 0; r < rounds; r++) for (const t of [baseline, ...targets]) await measure(t, seconds);
+} finally {
+  for (const t of [baseline, ...targets]) await t.app.close();
+  await sink.close();
+}
+console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, server from ${mods.mode}`);
+for (const t of [baseline, ...targets]) {
+  const ratios = t.rps.map((x, i) => x / baseline.rps[i]!);
+  const ratio = t === baseline ? '' : `  ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  console.log(`${t.name.padEnd(44)} ${median(t.rps).toFixed(0).padStart(7)} req/s  p99 ${String(median(t.p99)).padStart(3)} ms${ratio}`);
 }
