@@ -34,7 +34,22 @@ const NATIVE_ARITY: Record<string, number> = {
   'glob.match': 3, 'glob.quote_meta': 1,
   // runtime/wasm/assembly/natives-semver.ts
   'semver.is_valid': 1, 'semver.compare': 2,
+  // runtime/wasm/assembly/natives-net.ts (IPv4; IPv6 aborts)
+  'net.cidr_contains': 2, 'net.cidr_overlap': 2, 'net.cidr_intersects': 2, 'net.cidr_contains_matches': 2,
+  // runtime/wasm/assembly/natives-encoding.ts
+  'base64.decode': 1, 'base64.is_valid': 1, 'base64url.decode': 1, 'hex.encode': 1, 'hex.decode': 1,
+  'urlquery.encode': 1, 'urlquery.decode': 1,
 };
+
+/**
+ * Natives that hand some inputs to the host (they answer 1, and the call goes through
+ * opa_builtinN): IPv6 in the net builtins, non-ASCII case mapping and trim cutsets,
+ * hex/underscore number text, decoded bytes that are not UTF-8. The builtin is then listed in `builtins`; OPA's SDK only
+ * fails if such an input actually reaches it.
+ */
+const HOST_FALLBACK = new Set(['net.cidr_contains', 'net.cidr_overlap', 'net.cidr_intersects', 'net.cidr_contains_matches',
+  'lower', 'upper', 'trim', 'trim_left', 'trim_right', 'to_number',
+  'base64.decode', 'base64url.decode', 'hex.decode', 'urlquery.decode']);
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };
 const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4, or: 5, and: 6 };
@@ -235,7 +250,20 @@ export class FnGen extends BodyGen {
     if (name === 'internal.member_2' && args.length === 2) return this.rt('rt_member2', a());
     if (name === 'internal.member_3' && args.length === 3) return this.rt('rt_member3', a());
     if (name === 'print' || name === 'internal.print') throw new WasmUnsupportedError('print');
-    if (NATIVE_ARITY[name] === args.length && this.L.hasNative(name)) return this.checked(this.rt(nativeName(name), a()), fail);
+    if (NATIVE_ARITY[name] === args.length && this.L.hasNative(name)) {
+      if (!HOST_FALLBACK.has(name)) return this.checked(this.rt(nativeName(name), a()), fail);
+      // the native answers 1 (no value's address) for inputs it leaves to the host
+      const temps = args.map(() => this.temp());
+      const r = this.temp();
+      const id = this.L.builtinId(name, args.length);
+      const targs = () => temps.map((t) => this.get(t));
+      return m.block(null, [
+        ...args.map((x, i) => m.local.set(temps[i]!, this.expr(x, fail))),
+        m.local.set(r, this.rt(nativeName(name), targs())),
+        m.if(m.i32.eq(this.get(r), m.i32.const(1)), m.local.set(r, this.rt(`rt_builtin${args.length}`, [m.i32.const(id), ...targs()]))),
+        this.checked(this.get(r), fail),
+      ], I32);
+    }
     if (args.length > 4) throw new WasmUnsupportedError(`builtin ${name} with ${args.length} arguments`);
     const id = this.L.builtinId(name, args.length);
     return this.checked(this.rt(`rt_builtin${args.length}`, [m.i32.const(id), ...a()]), fail);

@@ -15,19 +15,20 @@ import { rt_go_replace } from './natives-strings';
 
 function isSpace(c: u8): bool { return c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d || c == 0x0b || c == 0x0c; }
 
-/** Whether byte `c` is in the cutset (ASCII cutsets only; others abort). */
+/** Whether byte `c` is in the cutset (ASCII cutsets only; others go to the host). */
 function inCut(cut: usize, c: u8): bool {
   for (let i = 0; i < len(cut); i++) if (load<u8>(strData(cut) + i) == c) return true;
   return false;
 }
 
 function asciiCut(cut: usize): bool {
-  for (let i = 0; i < len(cut); i++) if (load<u8>(strData(cut) + i) >= 0x80) { fail('not supported on wasm: non-ASCII trim cutset'); return false; }
+  for (let i = 0; i < len(cut); i++) if (load<u8>(strData(cut) + i) >= 0x80) return false;
   return true;
 }
 
 function trimBy(s: usize, cut: usize, left: bool, right: bool): usize {
-  if (!isStr(s) || (cut != 0 && (!isStr(cut) || !asciiCut(cut)))) return 0;
+  if (!isStr(s) || (cut != 0 && !isStr(cut))) return 0;
+  if (cut != 0 && !asciiCut(cut)) return 1; // non-ASCII cutset: left to the host
   let a = 0;
   let b = len(s);
   const p = strData(s);

@@ -136,14 +136,14 @@ export function rtb_split(s: usize, d: usize): usize {
   return out;
 }
 
-/** lower/upper: ASCII letters; other text is left to the host (abort) rather than mis-cased. */
+/** lower/upper: ASCII letters; other text is left to the host (answer 1) rather than mis-cased. */
 function caseMap(s: usize, upper: bool): usize {
   if (!isStr(s)) return 0;
   const n = len(s);
   const p = alloc(<usize>n);
   for (let i = 0; i < n; i++) {
     let c = load<u8>(strData(s) + i);
-    if (c >= 0x80) { fail('not supported on wasm: lower/upper of non-ASCII text'); return 0; }
+    if (c >= 0x80) return 1; // non-ASCII: left to the host (HOST_FALLBACK in compiler/codegen/wasm/exprs.ts)
     if (upper && c >= 97 && c <= 122) c -= 32;
     else if (!upper && c >= 65 && c <= 90) c += 32;
     store<u8>(p + i, c);

@@ -17,6 +17,8 @@ export * from './natives-collections';
 export * from './natives-numbers';
 export * from './natives-glob';
 export * from './natives-semver';
+export * from './natives-net';
+export * from './natives-encoding';
 import { dumpJSON, dumpValueText, termText } from './dump';
 import { arithNum } from './bigdec';
 
