@@ -131,6 +131,28 @@ function decompressError(reason: string, bare = false): ApiError {
   return badRequest(bare ? reason : `could not decompress the body: ${reason}`);
 }
 
+/** Data API writes from this size on are collected in shared memory (Engine.prepareDocument). */
+const SHARED_BODY_BYTES = 1 << 20;
+
+function isDataWrite(req: FastifyRequest): boolean {
+  return (req.method === 'PUT' || req.method === 'PATCH') && (req.url === '/v1/data' || req.url.startsWith('/v1/data/') || req.url.startsWith('/v1/data?'));
+}
+
+/**
+ * The chunks of a large Data API write, joined in a SharedArrayBuffer: the workers
+ * build the document from these very bytes, so the body is never copied again and
+ * no private copy is left for a full garbage collection to free.
+ */
+function sharedConcat(chunks: Buffer[], length: number): Buffer {
+  const out = Buffer.from(new SharedArrayBuffer(length));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 /**
  * Read a request body from `payload` with the limits above. Resolves with the raw
  * bytes (request.body); rejects with the 400 ApiError of a limit.
@@ -170,7 +192,7 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       settled = true;
       cleanup();
       if (scanner && !info.tooDeep) info.depthChecked = true;
-      resolve(Buffer.concat(raw, rawLength));
+      resolve(!gzip && rawLength >= SHARED_BODY_BYTES && isDataWrite(req) ? sharedConcat(raw, rawLength) : Buffer.concat(raw, rawLength));
     };
     const tooDeep = (): void => {
       info.tooDeep = true;

@@ -30,6 +30,8 @@ const COPY_SLICE = 4 << 20;
 
 /** Copy body bytes into shared memory (a few MB per turn of the event loop). */
 export async function shareBytes(body: Uint8Array): Promise<SharedDocument> {
+  // A body already read into shared memory (api/body-reader.ts) is used as it is.
+  if (body.buffer instanceof SharedArrayBuffer && body.byteOffset === 0) return { id: nextId++, bytes: body.buffer, length: body.byteLength };
   const bytes = new SharedArrayBuffer(body.byteLength);
   const target = new Uint8Array(bytes);
   for (let at = 0; at < body.byteLength; at += COPY_SLICE) {
