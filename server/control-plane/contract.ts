@@ -78,6 +78,22 @@ export interface StatusRecord {
   status: 'SUCCESS' | 'BUILD_FAILED' | 'PUSH_FAILED' | string;
   error_message?: string;
   created_at: string;
+  /**
+   * Regent extension: the failed build's Rego errors with their locations (the
+   * `error_message` text keeps OPA's `file:row: code: message`, which has no
+   * column). Stored beside the record, never part of the spec'd status body.
+   */
+  errors?: StatusError[];
+}
+
+/** One located Rego error of a failed build; `source` when the error was raised inside one source. */
+export interface StatusError {
+  file: string;
+  row: number;
+  col: number;
+  code: string;
+  message: string;
+  source?: string;
 }
 
 /** What the builder needs from storage. The API side implements it for SQLite and PostgreSQL. */

@@ -20,7 +20,7 @@ import { DEFAULT_FLEET_CONFIG } from './fleet/config.js';
 import { ControlPlaneMetrics, instrumentRoutes, registerMetricsRoute } from './metrics.js';
 import { registerBundleRoutes } from './routes/bundles.js';
 import { notifier, sendError, type RouteContext } from './routes/common.js';
-import { isStatusReportRoute, registerFleetRoutes, registerStatusReportRoutes } from './routes/fleet.js';
+import { engineMayCall, registerFleetRoutes, registerStatusReportRoutes } from './routes/fleet.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerPreviewRoutes } from './routes/preview.js';
 import { registerSecretRoutes } from './routes/secrets.js';
@@ -129,6 +129,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
 
   const ctx: RouteContext = { store, notify: notifier(scheduler, app.log), isReady: () => ready, log: app.log };
   const fleet = config.fleet ?? DEFAULT_FLEET_CONFIG;
+  metrics.watchFleet(() => store.fleet.counts(new Date(Date.now() - fleet.staleAfterMs).toISOString()));
   const rebuild = (bundle: string): void => {
     if (scheduler?.rebuildNow) scheduler.rebuildNow(bundle);
     else ctx.notify([bundle]);
@@ -157,9 +158,9 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         instrumentRoutes(v1, metrics, hasPrincipal);
         v1.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
           await authenticate(req);
-          // The `engine` role may only send status reports.
+          // The `engine` role may only send status reports (and ask who it is).
           const url = req.routeOptions.url?.slice(config.apiPrefix.length);
-          if (principalOf(req).role === 'engine' && !isStatusReportRoute(url)) throw new Forbidden();
+          if (principalOf(req).role === 'engine' && !engineMayCall(url)) throw new Forbidden();
         });
         registerBundleRoutes(v1, ctx, rebuild);
         registerSourceRoutes(v1, ctx);

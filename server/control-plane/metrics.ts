@@ -7,8 +7,11 @@
 // (`enabled`, histogram `buckets_seconds`) off; all are on by default. As in the
 // reference, a disabled counter also stops the duration histogram of its area
 // from being recorded, and `/metrics` answers 200 even when nothing is enabled.
+// Regent adds one gauge, `regent_fleet_engines{state="live"|"stale"}`: the
+// engines that report status (fleet view), read from storage at each scrape
+// (one COUNT statement); it appears once an engine has reported.
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import { CounterFamily, HistogramFamily, renderRegistry, type CounterChild, type HistogramChild } from '../metrics/families.js';
 import type { QueryObserver } from './storage/storage.js';
@@ -82,9 +85,11 @@ export class ControlPlaneMetrics {
   private readonly queries = new Map<string, QueryChildren>();
   /** Told about every database statement; undefined when database metrics are off. */
   readonly queryObserver?: QueryObserver;
+  private readonly enabled: boolean;
 
   constructor(cfg: MetricsConfig = {}) {
-    if (!on(cfg.enabled)) return;
+    this.enabled = on(cfg.enabled);
+    if (!this.enabled) return;
     const r = this.registry;
     const counter = (name: string, help: string, labels: string[]): CounterFamily => new CounterFamily(name, help, labels, r);
     const histogram = (name: string, help: string, labels: string[], s: MetricSetting | undefined, defaults: number[]): HistogramFamily =>
@@ -136,6 +141,35 @@ export class ControlPlaneMetrics {
       if (child === undefined) byCode.set(code, (child = family.child(String(code), handler, fixed)));
       child.observe(seconds);
     };
+  }
+
+  /**
+   * The fleet gauge (Regent extension): `regent_fleet_engines{state}` with the
+   * live and stale engine counts that `read` returns at each scrape. No series
+   * until an engine has reported; a failing read (storage not migrated yet)
+   * keeps the last values.
+   */
+  watchFleet(read: () => Promise<{ engines: number; stale: number }>): void {
+    if (!this.enabled) return;
+    let seen = false;
+    new Gauge({
+      name: 'regent_fleet_engines',
+      help: 'Engines that report status to the control plane, by state (stale: no report within fleet.stale_after).',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        let counts: { engines: number; stale: number };
+        try {
+          counts = await read();
+        } catch {
+          return;
+        }
+        if (counts.engines === 0 && !seen) return;
+        seen = true;
+        this.set({ state: 'live' }, counts.engines - counts.stale);
+        this.set({ state: 'stale' }, counts.stale);
+      },
+    });
   }
 
   gitSyncSucceeded(source: string, repo: string, seconds: number): void {

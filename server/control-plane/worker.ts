@@ -93,6 +93,7 @@ export class BundleWorker {
     const warnings: string[] = [];
     const finish = async (status: string, error: string, extra: Partial<BuildOutcome> = {}): Promise<BuildOutcome> => {
       const record: StatusRecord = { bundle_name: this.name, revision, phase, status, error_message: error, created_at: new Date().toISOString() };
+      if (extra.errors?.length) record.errors = extra.errors; // located Rego errors (Regent extension)
       await store.addStatus(record);
       if (status === 'SUCCESS') {
         // A quiet timer: "bundle built" at info only when the bundle changed.
@@ -146,7 +147,7 @@ export class BundleWorker {
       if (e instanceof PipelineError) {
         phase = e.phase;
         if (e.phase === 'SYNC' || e.phase === 'TRANSFORM') revision = '';
-        return finish(e.status, e.message);
+        return finish(e.status, e.message, e.details ? { errors: e.details } : {});
       }
       return finish('INTERNAL_ERROR', messageOf(e));
     }

@@ -215,9 +215,13 @@ export function fleetSuite(backend: Backend): void {
       expect(tools.first_served_at).toBe(firstServe);
       expect(tools.seconds_to_first_serve).toBeCloseTo((Date.parse(firstServe) - Date.parse(builtAt)) / 1000, 3);
       expect(tools.seconds_to_first_serve).toBeGreaterThanOrEqual(5);
+      expect(tools).toMatchObject({ stale: [], stale_behind: [] });
       const lib = result.find((b) => b.bundle === 'lib')!;
       expect(lib).toMatchObject({ latest_revision: null, built_at: null });
       expect(lib.first_served_at).toBeUndefined();
+      // Never built: the engines serving it (list-b reports lib l1) are counted, none is behind.
+      expect(lib.engines).toBeGreaterThan(0);
+      expect(lib).toMatchObject({ serving_latest: 0, behind: [], stale_behind: [] });
     });
 
     it('rejects invalid fleet durations in the configuration', () => {
@@ -259,7 +263,7 @@ export function fleetSuite(backend: Backend): void {
       async () => s?.close(),
     );
 
-    it('marks engines stale after stale_after, leaves them out of rollouts, forgets them after forget_after', async () => {
+    it('marks engines stale after stale_after, lists them apart in rollouts, forgets them after forget_after', async () => {
       await s.store.addStatus({ bundle_name: 'app', revision: 'a1', phase: 'PUSH', status: 'SUCCESS', created_at: new Date().toISOString() });
       const report = (id: string) => s.req('POST', '/status', { key: ENGINE_KEYS.engine2, body: opaReport(id, { app: { revision: 'a0' } }) });
       await report('quiet');
@@ -272,11 +276,17 @@ export function fleetSuite(backend: Backend): void {
       expect(list.map((e) => [e.id, e.stale])).toEqual([['chatty', false], ['quiet', true]]);
       expect((await s.req('GET', '/v1/fleet/quiet')).json.result.stale).toBe(true);
       const app = (await s.req('GET', '/v1/fleet/bundles')).json.result.find((b: any) => b.bundle === 'app');
-      expect(app).toMatchObject({ engines: 1, serving_latest: 0, behind: ['chatty'] });
+      // A stale engine on an old revision is not counted, but listed: stale and behind.
+      expect(app).toMatchObject({ engines: 1, serving_latest: 0, behind: ['chatty'], stale: ['quiet'], stale_behind: ['quiet'] });
+      const gauge = (await s.req('GET', '/metrics', { key: null })).text;
+      expect(gauge).toContain('# TYPE regent_fleet_engines gauge');
+      expect(gauge).toMatch(/^regent_fleet_engines\{state="live"\} 1$/m);
+      expect(gauge).toMatch(/^regent_fleet_engines\{state="stale"\} 1$/m);
       await sleep(2600);
       await report('chatty');
       expect((await s.req('GET', '/v1/fleet/quiet')).status).toBe(404);
       expect((await s.req('GET', '/v1/fleet')).json.result.map((e: { id: string }) => e.id)).toEqual(['chatty']);
+      expect((await s.req('GET', '/metrics', { key: null })).text).toMatch(/^regent_fleet_engines\{state="stale"\} 0$/m);
     });
   });
 }

@@ -6,7 +6,7 @@
 // excluded_files apply, a `.manifest` may switch the part to Rego v1 and supply
 // roots/revision, mounts rewrite Rego and move data, and roots are claimed with
 // conflict detection (roots.ts).
-import { BuildError } from './errors.js';
+import { BuildError, withDetails } from './errors.js';
 import type { RequirementX } from './deps.js';
 import { bytesText, escapeName, filterTree, type FileTree } from './files.js';
 import { mountData, mountRego, mountRoot, toMount, type Mount } from './mounts.js';
@@ -140,7 +140,8 @@ function wrap<T>(source: string, what: string, fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof BuildError) {
-      throw new BuildError(`source ${source} ${what}: ${e.message}`);
+      // Located errors keep their file (a path inside the source) and learn the source.
+      throw withDetails(new BuildError(`source ${source} ${what}: ${e.message}`), e.details?.map((d) => ({ source, ...d })));
     }
     throw e;
   }

@@ -14,9 +14,9 @@ import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
 import { fromJS, tarEntries, type Bundle } from '../../../runtime/index.js';
 import type { Assembled } from './assemble.js';
-import { BuildError, messageOf } from './errors.js';
+import { BuildError, messageOf, withDetails } from './errors.js';
 import { bytesText, dirOf, isDataFile, isRegoFile } from './files.js';
-import { formatRegoErrors, goJSON, JSONNumber, parseJSONExact } from './gotext.js';
+import { formatRegoErrors, goJSON, JSONNumber, parseJSONExact, regoErrorDetails } from './gotext.js';
 import { v1Hint } from './rego-version.js';
 import { formatAsOPA } from './mounts.js';
 import { optimizationEntrypoints, optimizeBundle } from './optimize.js';
@@ -46,7 +46,7 @@ export async function buildBundle(a: Assembled, revision: string, options: Build
   try {
     policy = compile(modules.map((m) => ({ file: m.path, text: m.text })), { v0Compatible: v0 });
   } catch (e) {
-    if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}${v1Hint(e, modules, a.regoVersion)}`);
+    if (e instanceof RegoErrors) throw withDetails(new BuildError(`build: ${formatRegoErrors(e)}${v1Hint(e, modules, a.regoVersion)}`), regoErrorDetails(e));
     throw new BuildError(`build: ${messageOf(e)}`);
   }
   let printed = modules.map((m) => ({ path: m.path, text: formatted(m.text, m.path, v0) }));
@@ -64,7 +64,7 @@ export async function buildBundle(a: Assembled, revision: string, options: Build
     try {
       ({ modules: printed, roots } = optimizeBundle({ modules: printed, data: dataValue, roots, regoVersion: a.regoVersion, entrypoints, level }));
     } catch (e) {
-      if (e instanceof RegoErrors) throw new BuildError(`build: ${formatRegoErrors(e)}`);
+      if (e instanceof RegoErrors) throw withDetails(new BuildError(`build: ${formatRegoErrors(e)}`), regoErrorDetails(e));
       throw new BuildError(`build: ${messageOf(e)}`);
     }
   }

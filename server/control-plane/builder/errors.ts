@@ -5,12 +5,22 @@
 //   TransformError  → TRANSFORM / TRANSFORM_FAILED (transform_query evaluation)
 //   BuildError      → BUILD / BUILD_FAILED   (roots, conflicts, compile errors)
 //   PushError       → PUSH  / PUSH_FAILED    (object storage)
+import type { StatusError } from '../contract.js';
+
 export type Phase = 'SYNC' | 'TRANSFORM' | 'BUILD' | 'PUSH';
 export type FailureStatus = 'SYNC_FAILED' | 'USER_ERROR' | 'TRANSFORM_FAILED' | 'BUILD_FAILED' | 'PUSH_FAILED' | 'INTERNAL_ERROR';
 
 export abstract class PipelineError extends Error {
   abstract readonly phase: Phase;
   abstract readonly status: FailureStatus;
+  /** The Rego errors behind the message, with file, row and column (stored beside the status record). */
+  details?: StatusError[];
+}
+
+/** Attach located Rego errors to a pipeline error (returns it, for `throw withDetails(...)`). */
+export function withDetails<E extends PipelineError>(e: E, details: StatusError[] | undefined): E {
+  if (details && details.length > 0) e.details = details;
+  return e;
 }
 
 export class ConfigError extends PipelineError {

@@ -10,7 +10,10 @@
 //   regoErrors   OPA's ast.Errors.Error(): `1 error occurred: f:row: code: msg`,
 //                or `N errors occurred:` followed by one error per line; error
 //                details (source line and caret, have/want) follow as "\n\t" lines.
+//   regoErrorDetails  the same errors as {file,row,col,code,message} records,
+//                stored beside the status record (Regent extension).
 import { RegoErrors } from '../../../compiler/index.js';
+import type { StatusError } from '../contract.js';
 
 const HTML = /[<>&\u2028\u2029]/g;
 
@@ -147,6 +150,17 @@ export function formatRegoErrors(e: RegoErrors, file?: (f: string) => string): s
       details: detailLines(x.details),
     })),
   );
+}
+
+/** Our compiler's errors as located records (file, row, col, code, message); `file` as in formatRegoErrors. */
+export function regoErrorDetails(e: RegoErrors, file?: (f: string) => string): StatusError[] {
+  return e.errors.map((x) => ({
+    file: x.location ? (file ? file(x.location.file) : x.location.file) : '',
+    row: x.location?.row ?? 0,
+    col: x.location?.col ?? 0,
+    code: x.code ?? '',
+    message: x.message,
+  }));
 }
 
 function detailLines(d: unknown): string[] | undefined {

@@ -6,8 +6,8 @@
 // it. parseForBundle parses one file with that hint; v1Hint builds the line for
 // errors raised elsewhere (the compile step).
 import { parseModule, RegoErrors, type Module } from '../../../compiler/index.js';
-import { BuildError } from './errors.js';
-import { formatRegoErrors } from './gotext.js';
+import { BuildError, withDetails } from './errors.js';
+import { formatRegoErrors, regoErrorDetails } from './gotext.js';
 
 /** The hint line for one file that parses as v1 but not as v0. */
 export function v1HintLine(file: string): string {
@@ -36,7 +36,7 @@ export function parseForBundle(text: string, label: string, v0: boolean): Module
     return parseModule(text, label, { v0Compatible: v0 });
   } catch (e) {
     if (e instanceof RegoErrors) {
-      throw new BuildError(formatRegoErrors(e) + (v0 && parsesAsV1(text, label) ? v1HintLine(label) : ''));
+      throw withDetails(new BuildError(formatRegoErrors(e) + (v0 && parsesAsV1(text, label) ? v1HintLine(label) : '')), regoErrorDetails(e));
     }
     throw new BuildError(`${label}: ${(e as Error).message}`);
   }

@@ -9,7 +9,10 @@
 // - Rollout counts consider live (non-stale) engines that report the bundle:
 //   `engines` counts them, `serving_latest` those whose active revision is the
 //   latest build's, `behind` lists the others (including engines that never
-//   activated it). A stale engine is reported as stale, not behind.
+//   activated it). Stale engines that report the bundle are listed apart, in
+//   `stale`, and those of them not on the latest build also in `stale_behind`,
+//   so a stale engine on an old revision is never hidden. Before the bundle's
+//   first successful build (`latest_revision: null`) nothing is behind.
 // - `built_at` is the `created_at` of the newest SUCCESS status record: the first
 //   time that revision was built. `first_served_at` is the earliest time any
 //   engine reported serving it (control-plane clock), and
@@ -42,6 +45,10 @@ export interface BundleRollout {
   engines: number;
   serving_latest: number;
   behind: string[];
+  /** Stale engines that report the bundle (not counted in `engines`). */
+  stale: string[];
+  /** The stale engines not on the latest build. */
+  stale_behind: string[];
   first_served_at?: string;
   seconds_to_first_serve?: number;
 }
@@ -80,12 +87,13 @@ async function latestSuccess(store: Storage, bundle: string): Promise<{ revision
 /** Per control-plane bundle: its latest successful build and how far the live engines have moved to it. */
 export async function bundleRollouts(store: Storage, staleAfterMs: number, now = Date.now()): Promise<BundleRollout[]> {
   const [bundles, engines] = await Promise.all([store.listBundles(), listFleet(store, staleAfterMs, now)]);
-  const live = engines.filter((e) => !e.stale);
   const names = bundles.map((b) => b.name).sort(byString);
   return Promise.all(
     names.map(async (name): Promise<BundleRollout> => {
       const latest = await latestSuccess(store, name);
-      const serving = live.filter((e) => e.bundles[name] !== undefined);
+      const reporting = engines.filter((e) => e.bundles[name] !== undefined);
+      const serving = reporting.filter((e) => !e.stale);
+      const stale = reporting.filter((e) => e.stale);
       const out: BundleRollout = {
         bundle: name,
         latest_revision: latest?.revision ?? null,
@@ -93,16 +101,19 @@ export async function bundleRollouts(store: Storage, staleAfterMs: number, now =
         engines: serving.length,
         serving_latest: 0,
         behind: [],
+        stale: stale.map((e) => e.id),
+        stale_behind: [],
       };
-      if (!latest) {
-        out.behind = serving.map((e) => e.id);
-        return out;
-      }
-      for (const e of serving) {
+      if (!latest) return out; // never built: nothing to be behind
+      const onLatest = (e: Engine): boolean => {
         const b = e.bundles[name]!;
-        if (b.last_successful_activation !== '' && b.active_revision === latest.revision) out.serving_latest++;
+        return b.last_successful_activation !== '' && b.active_revision === latest.revision;
+      };
+      for (const e of serving) {
+        if (onLatest(e)) out.serving_latest++;
         else out.behind.push(e.id);
       }
+      out.stale_behind = stale.filter((e) => !onLatest(e)).map((e) => e.id);
       // Revision "" is every build of a bundle without a `revision` expression: no first serve to time.
       if (latest.revision === '') return out;
       const first = await store.fleet.firstServed(name, latest.revision);

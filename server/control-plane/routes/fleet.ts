@@ -25,9 +25,14 @@ export function statusReportPaths(base: '' | '/v1'): string[] {
   return [`${base}/status`, `${base}/status/`, `${base}/status/:partition`];
 }
 
-/** Whether a route pattern (prefix removed) is a status report route: the only routes the `engine` role may call. */
+/** Whether a route pattern (prefix removed) is a status report route. */
 export function isStatusReportRoute(url: string | undefined): boolean {
   return url !== undefined && statusReportPaths('/v1').includes(url);
+}
+
+/** The routes the `engine` role may call: status reports, and GET /v1/whoami. */
+export function engineMayCall(url: string | undefined): boolean {
+  return isStatusReportRoute(url) || url === '/v1/whoami';
 }
 
 export function registerStatusReportRoutes(app: FastifyInstance, ctx: RouteContext, fleet: FleetConfig, base: '' | '/v1'): void {

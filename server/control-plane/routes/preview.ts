@@ -4,6 +4,10 @@
 // PUT), and the matching is the builder's own (builder/selector.ts), so the
 // preview cannot disagree with a build. Bundles the caller may not view are
 // left out (owners see their own), as in GET /v1/bundles.
+//
+// GET /v1/whoami (Regent extension): `{"result": {"id", "role"}}`, the token
+// name and role of the calling key, for any authenticated key (engine keys
+// too). The dashboard reads it to decide which controls to show.
 import type { FastifyInstance } from 'fastify';
 import { principalOf, visibilityOf } from '../auth.js';
 import { stackApplies } from '../builder/selector.js';
@@ -12,6 +16,11 @@ import { InvalidParameter } from '../errors.js';
 import { requireBody, sendJSON, type RouteContext } from './common.js';
 
 export function registerPreviewRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.get('/v1/whoami', async (req, reply) => {
+    const p = principalOf(req);
+    return sendJSON(req, reply, { result: { id: p.id, role: p.role } });
+  });
+
   app.post('/v1/stacks-preview', async (req, reply) => {
     const p = principalOf(req);
     const body = requireBody(req);

@@ -46,6 +46,8 @@ export interface FleetStore {
   getEngine(id: string): Promise<EngineRow | undefined>;
   /** The first time any engine reported serving `revision` of `bundle`. */
   firstServed(bundle: string, revision: string): Promise<string | undefined>;
+  /** How many engines are stored, and how many of them were last seen before `staleBefore` (the /metrics gauges). */
+  counts(staleBefore: string): Promise<{ engines: number; stale: number }>;
 }
 
 export class SqlFleetStore implements FleetStore {
@@ -91,6 +93,15 @@ export class SqlFleetStore implements FleetStore {
       [id],
     );
     return rows[0];
+  }
+
+  async counts(staleBefore: string): Promise<{ engines: number; stale: number }> {
+    const rows = await this.db.all<{ engines: number | string; stale: number | string | null }>(
+      'SELECT COUNT(*) AS engines, SUM(CASE WHEN last_seen < ? THEN 1 ELSE 0 END) AS stale FROM fleet_engines',
+      [staleBefore],
+    );
+    // PostgreSQL returns COUNT/SUM as bigint text.
+    return { engines: Number(rows[0]?.engines ?? 0), stale: Number(rows[0]?.stale ?? 0) };
   }
 
   async firstServed(bundle: string, revision: string): Promise<string | undefined> {

@@ -10,7 +10,11 @@
 // so "latest" is the most recently written record. A record with a non-empty
 // revision removes the bundle's pre-revision row (revision ''). Only the newest
 // STATUS_RETENTION rows per bundle are kept. Rows of a deleted bundle cascade.
+// A failed build's located Rego errors (Regent extension, migration
+// 003_status_errors) are kept in the row's `errors` column as JSON, never part
+// of the spec'd record; latestStatusErrors reads them back.
 import { NotFound } from '../errors.js';
+import type { StatusError } from '../contract.js';
 import type { StatusRecord, StatusRow } from '../types.js';
 import { ConstraintError, STATUS_RETENTION, type SqlDb } from './storage.js';
 
@@ -113,8 +117,8 @@ export class StatusAndData {
         }
         const t = new Date().toISOString();
         await tx.run(
-          `INSERT INTO bundle_statuses (bundle_kind, bundle_name, revision, phase, status, error_message, created_at, updated_at)
-           VALUES ('bundle', ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO bundle_statuses (bundle_kind, bundle_name, revision, phase, status, error_message, created_at, updated_at, errors)
+           VALUES ('bundle', ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             record.bundle_name,
             revision,
@@ -123,6 +127,7 @@ export class StatusAndData {
             record.error_message ?? '',
             old[0]?.created_at ?? record.created_at ?? t,
             t,
+            record.errors?.length ? JSON.stringify(record.errors) : null,
           ],
         );
         await tx.run(
@@ -152,5 +157,33 @@ export class StatusAndData {
 
   async latestStatus(bundle: string): Promise<StatusRow | undefined> {
     return (await this.listStatuses(bundle, undefined, 1))[0];
+  }
+
+  /** The newest record of each of `bundles` (one statement); bundles without a record are absent. */
+  async latestStatuses(bundles: string[]): Promise<Map<string, StatusRow>> {
+    const out = new Map<string, StatusRow>();
+    // Chunks keep the statement under SQLite's and PostgreSQL's parameter limits.
+    for (let i = 0; i < bundles.length; i += 500) {
+      const chunk = bundles.slice(i, i + 500);
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = await this.sql.all<StatusDbRow>(
+        `SELECT ${STATUS_COLUMNS} FROM bundle_statuses WHERE id IN
+           (SELECT MAX(id) FROM bundle_statuses WHERE bundle_name IN (${marks}) GROUP BY bundle_name)`,
+        chunk,
+      );
+      for (const r of rows) out.set(r.bundle_name, statusOf(r));
+    }
+    return out;
+  }
+
+  /** The newest record of a bundle with its located errors (`[]` when none were stored). */
+  async latestStatusErrors(bundle: string): Promise<{ status: StatusRow; errors: StatusError[] } | undefined> {
+    const rows = await this.sql.all<StatusDbRow & { errors: string | null }>(
+      `SELECT ${STATUS_COLUMNS}, errors FROM bundle_statuses WHERE bundle_name = ? ORDER BY id DESC LIMIT 1`,
+      [bundle],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return { status: statusOf(r), errors: r.errors ? (JSON.parse(r.errors) as StatusError[]) : [] };
   }
 }

@@ -6,6 +6,7 @@
 // implement `SqlDb`, a minimal async SQL surface; repository.ts holds the one
 // shared implementation of `Storage` on top of it.
 import type { FleetStore } from './fleet.js';
+import type { StatusError } from '../contract.js';
 import type {
   DefByKind,
   DefinitionStore,
@@ -47,6 +48,10 @@ export interface Storage extends DefinitionStore {
 
   listStatuses(bundle: string, revision: string | undefined, limit: number): Promise<StatusRow[]>;
   latestStatus(bundle: string): Promise<StatusRow | undefined>;
+  /** Regent extension: the newest record of each named bundle, in one statement (GET /v1/bundles-summary). */
+  latestStatuses(bundles: string[]): Promise<Map<string, StatusRow>>;
+  /** Regent extension: the newest record of a bundle and its located build errors (migration 003). */
+  latestStatusErrors(bundle: string): Promise<{ status: StatusRow; errors: StatusError[] } | undefined>;
 
   /** Engine status reports (Regent extension, fleet.ts). */
   readonly fleet: FleetStore;
