@@ -100,9 +100,26 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Unauthorized' }).waitFor();
     await screenshot(page, 'signin');
+    // An engine key authenticates (whoami answers) but is no dashboard key.
+    await page.getByLabel('API key', { exact: true }).fill(KEYS.engine);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Not allowed' }).waitFor();
+    expect(await page.getByTestId('role').count()).toBe(0);
     await page.close();
-    admin = await signIn(world, KEYS.admin);
+    // The role comes from GET /v1/whoami: sign-in sends no write of any kind.
+    const sent: string[] = [];
+    admin = await world.browser.newPage();
+    admin.on('request', (r) => void sent.push(`${r.method()} ${new URL(r.url()).pathname}`));
+    await admin.goto(`${world.cpUrl}/ui/`);
+    await admin.getByLabel('API key').fill(KEYS.admin);
+    await admin.getByRole('button', { name: 'Sign in' }).click();
+    await admin.getByTestId('role').waitFor();
     expect(await admin.getByTestId('role').textContent()).toBe('administrator');
+    expect(await admin.getByTestId('who').textContent()).toBe('admin');
+    await admin.getByText('No bundles yet.').waitFor();
+    expect(sent).toContain('GET /v1/whoami');
+    expect(sent.filter((r) => !r.startsWith('GET '))).toEqual([]);
+    admin.removeAllListeners('request');
     expect(await admin.evaluate(() => sessionStorage.getItem('regent.controlPlane.apiKey'))).toBe(KEYS.admin);
   });
 
@@ -128,6 +145,15 @@ describe('dashboard in Chromium', () => {
     expect(revision).toMatch(/^r-[0-9a-f]{8}$/);
     await row.locator('code', { hasText: revision }).waitFor();
     await screenshot(admin, 'bundles');
+    // One poll of the list is one request, whatever the number of bundles (GET /v1/bundles-summary).
+    const polled: string[] = [];
+    const onPoll = (r: { url(): string }) => void polled.push(new URL(r.url()).pathname);
+    admin.on('request', onPoll);
+    await new Promise((r) => setTimeout(r, 4500));
+    admin.off('request', onPoll);
+    const api = polled.filter((p) => p.startsWith('/v1/'));
+    expect(api.length).toBeGreaterThanOrEqual(2);
+    expect([...new Set(api)]).toEqual(['/v1/bundles-summary']);
 
     await fleetServes(admin, revision);
     await screenshot(admin, 'fleet');
@@ -150,8 +176,10 @@ describe('dashboard in Chromium', () => {
     await failed.waitFor({ timeout: 30_000 });
     const location = admin.locator('code.location').first();
     await location.waitFor();
-    const where = /^app\/authz\.rego:(\d+)(:\d+)?$/.exec((await location.textContent()) ?? '');
-    expect(where?.[1]).toBe('7');
+    // file:row:col, the column from the located errors the control plane stores beside the status record.
+    const col = BROKEN.split('\n')[6]!.indexOf(')') + 1;
+    await until('the location with its column', async () => (await location.textContent()) === `app/authz.rego:7:${col}`, 10_000);
+    await admin.locator('ul.locations li', { hasText: 'rego_parse_error' }).waitFor();
     console.log(`[browser] build error shown: ${(await admin.locator('pre.error-message').textContent())?.split('\n')[0]}`);
     await screenshot(admin, 'bundle-failed');
     // The location opens the file in the source's editor with that row selected.
@@ -174,7 +202,13 @@ describe('dashboard in Chromium', () => {
     await behindRow.locator('.label', { hasText: `engine=${paused.name}` }).waitFor();
     await behindRow.locator('td[data-bundle="app"].old-revision code', { hasText: before }).waitFor();
     await behindRow.locator('.badge', { hasText: 'stale' }).waitFor({ timeout: 20_000 });
-    await row.getByText('(1 stale not counted)').waitFor();
+    // Stale and on the old revision: not counted as live, but shown behind (not "1 of 1, behind: none").
+    const pausedId = (await behindRow.getAttribute('data-engine'))!;
+    await row.locator('.serving', { hasText: /^1 of 1$/ }).waitFor({ timeout: 20_000 });
+    await row.locator('.stale-count', { hasText: '+ 1 stale' }).waitFor();
+    await row.locator(`[data-stale-behind="${pausedId}"]`, { hasText: 'stale' }).waitFor();
+    const rollout = (await call(world.cpUrl, KEYS.admin, 'GET', '/v1/fleet/bundles')).json().result.find((b: { bundle: string }) => b.bundle === 'app');
+    expect(rollout).toMatchObject({ engines: 1, serving_latest: 1, behind: [], stale: [pausedId], stale_behind: [pausedId] });
     await admin.locator('tr[data-engine]:not(.behind) td[data-bundle="app"] code', { hasText: after }).waitFor();
     await screenshot(admin, 'fleet-behind');
     paused.child.kill('SIGCONT');
@@ -247,6 +281,24 @@ describe('dashboard in Chromium', () => {
     // The bundle page lists the stacks that match it, as the server matches them.
     await admin.goto(`${world.cpUrl}/ui/#/bundles/staging-app`);
     await admin.locator('dd .label', { hasText: 'guardrails' }).waitFor();
+  }, 60_000);
+
+  it('shows a bundle that never built as "no build" in the Fleet view, not as behind', async () => {
+    const files = { 'broken.rego': Buffer.from(BROKEN).toString('base64') };
+    expect((await call(world.cpUrl, KEYS.admin, 'PUT', '/v1/sources/broken-src', { files })).status).toBe(200);
+    expect((await call(world.cpUrl, KEYS.admin, 'PUT', '/v1/bundles/never-built', { requirements: [{ source: 'broken-src' }] })).status).toBe(200);
+    await until('the failed build of never-built', async () => (await call(world.cpUrl, KEYS.admin, 'GET', '/v1/bundles/never-built/status/latest')).status === 200, 30_000);
+    const rollout = (await call(world.cpUrl, KEYS.admin, 'GET', '/v1/fleet/bundles')).json().result.find((b: { bundle: string }) => b.bundle === 'never-built');
+    expect(rollout).toMatchObject({ latest_revision: null, behind: [], stale_behind: [] });
+    await admin.goto(`${world.cpUrl}/ui/#/fleet`);
+    const row = admin.locator('tr[data-fleet-bundle="never-built"]');
+    await row.locator('.badge', { hasText: 'no build' }).waitFor();
+    expect(await row.getAttribute('class')).not.toContain('behind');
+    expect(await row.locator('td.behind-list').textContent()).toBe('—');
+    // The Bundles list shows the failure; its page names the file with row and column.
+    await admin.goto(`${world.cpUrl}/ui/#/bundles/never-built`);
+    await admin.locator('code.location', { hasText: /^broken\.rego:7:\d+$/ }).waitFor({ timeout: 10_000 });
+    expect((await call(world.cpUrl, KEYS.admin, 'DELETE', '/v1/bundles/never-built')).status).toBe(200);
   }, 60_000);
 
   it('creates and rotates a secret whose value is never shown nor returned', async () => {

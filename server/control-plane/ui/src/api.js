@@ -1,7 +1,7 @@
 // The dashboard's only way to the server: the same /v1 API as curl, with the API
 // key from session storage as a bearer token. Errors become ApiError with the
 // HTTP status and the OPA-style {code, message} body (401 is plain text).
-// detectAccess() finds out what the key may do without changing anything.
+// detectAccess() asks GET /v1/whoami what the key may do.
 
 const KEY_STORAGE = 'regent.controlPlane.apiKey';
 
@@ -67,31 +67,17 @@ export async function listAll(path) {
 export const enc = encodeURIComponent;
 
 /**
- * What this key may do. Reads are tried directly. For writes, a DELETE of a
- * secret name that cannot exist is a no-op that still runs the permission check
- * first (the API checks the role before existence): 404 means the key may
- * write, 403 that it may not. The fleet needs the view role, so owner keys get
- * 403 there: they may create definitions, and each write shows its own 403.
+ * What this key may do, from its role (GET /v1/whoami, a Regent extension):
+ * administrators write everything; viewers read everything and write nothing;
+ * owner and stack_owner keys create definitions and see only their own (no
+ * fleet, no statuses), so they get the write controls and each refused write
+ * shows its 403. An engine key is refused: it may only send status reports.
  */
 export async function detectAccess(key = getKey()) {
-  await api('/v1/bundles?limit=1', { key });
-  const probe = `regent-dashboard-probe-${crypto.getRandomValues(new Uint32Array(2)).join('-')}`;
-  let admin = false;
-  try {
-    await api(`/v1/secrets/${probe}`, { method: 'DELETE', key });
-    admin = true;
-  } catch (e) {
-    if (e.status === 404) admin = true;
-    else if (e.status !== 403) throw e;
-  }
-  let fleet = true;
-  try {
-    await api('/v1/fleet', { key });
-  } catch (e) {
-    if (e.status === 403) fleet = false;
-  }
-  const role = admin ? 'administrator' : fleet ? 'viewer' : 'owner';
-  return { role, canWrite: role !== 'viewer', canReadAll: role !== 'owner' };
+  const { result } = await api('/v1/whoami', { key });
+  const role = result.role;
+  if (role === 'engine') throw new ApiError(403, 'not_authorized', 'This is an engine key: it may only send status reports. Sign in with a user key.');
+  return { id: result.id, role, canWrite: role !== 'viewer', canReadAll: role === 'administrator' || role === 'viewer' };
 }
 
 /** UTF-8 text ↔ base64 (source `files` are base64 in the API). */

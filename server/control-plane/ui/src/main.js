@@ -100,7 +100,7 @@ function App() {
         )}
       </ul>
       <div class="who">
-        <span>Role: <strong data-testid="role">${access.role}</strong>${access.canWrite ? '' : ' (read-only)'}</span>
+        <span><span data-testid="who">${access.id}</span> · role <strong data-testid="role">${access.role}</strong>${access.canWrite ? '' : ' (read-only)'}</span>
         <button type="button" class="secondary" onClick=${signOut}>Sign out</button>
       </div>
     </nav>

@@ -60,14 +60,30 @@ export function errorLocations(message) {
 export const formatLocation = (l) => `${l.file}:${l.row}${l.col ? `:${l.col}` : ''}`;
 
 /**
- * A build error: the message as sent, and its locations as a list. Errors of
- * one source (`source <name> …: file:row: …`) link to that file in the
- * source's editor, with the row selected.
+ * Where a located error opens: the file in its source's editor. `source` is
+ * known for errors raised inside one source (the file is then a path in it);
+ * a compile-step error names the path in the bundle, `/<source>/<path>`, which
+ * is used when `<source>` is one of the bundle's sources.
  */
-export function BuildError({ message }) {
+function sourceFileOf(l, sources) {
+  if (l.source) return { source: l.source, file: l.file };
+  const m = /^\/([^/]+)\/(.+)$/.exec(l.file);
+  return m && sources.includes(m[1]) ? { source: m[1], file: m[2] } : undefined;
+}
+
+/**
+ * A build error: the message as sent, and its locations as a list with
+ * file:row:col. `errors` are the located errors of the status record (GET
+ * /v1/bundles/{b}/status/latest/errors); without them the locations are read
+ * from the message, which has no column (OPA's `file:row: code: message`).
+ * A location links to the file in the source's editor, with the row selected.
+ */
+export function BuildError({ message, errors, sources = [] }) {
   if (!message) return null;
-  const locations = errorLocations(message);
-  const source = /^source (\S+) /.exec(message)?.[1];
+  const fromMessage = /^source (\S+) /.exec(message)?.[1];
+  const locations = errors?.length
+    ? errors.filter((e) => e.file).map((e) => ({ ...e, col: e.col || undefined }))
+    : errorLocations(message).map((l) => ({ ...l, source: fromMessage }));
   return html`<div class="alert error" role="alert">
     <pre class="error-message">${message}</pre>
     ${locations.length > 0 &&
@@ -75,7 +91,9 @@ export function BuildError({ message }) {
       <ul class="locations">
         ${locations.map((l) => {
           const code = html`<code class="location">${formatLocation(l)}</code>`;
-          return html`<li>${source ? html`<a href=${link('sources', source, l.file, String(l.row))}>${code}</a>` : code}</li>`;
+          const at = sourceFileOf(l, sources);
+          const what = l.code ? html` <span class="muted small">${l.code}: ${l.message}</span>` : '';
+          return html`<li>${at ? html`<a href=${link('sources', at.source, at.file, String(l.row))}>${code}</a>` : code}${what}</li>`;
         })}
       </ul>`}
   </div>`;

@@ -1,5 +1,6 @@
 // One bundle: its definition (labels, requirements, object storage), the latest
-// build with its error and file:row:col locations, the status history (the last
+// build with its error and file:row:col locations (from the Regent route
+// /v1/bundles/{b}/status/latest/errors), the status history (the last
 // ten records), the stacks whose selectors match it (asked of the server's
 // /v1/stacks-preview, so the matching is the builder's own), the engines serving
 // it, and "Rebuild now" for keys that may write.
@@ -10,9 +11,10 @@ import { html, BuildError, ErrorBox, Labels, link, PageTitle, StatusBadge, Time,
 const optional = (p) => p.catch((e) => (e instanceof ApiError && (e.status === 404 || e.status === 403) ? undefined : Promise.reject(e)));
 
 async function loadBundle(name) {
-  const [bundle, history, stacks, fleet] = await Promise.all([
+  const [bundle, history, located, stacks, fleet] = await Promise.all([
     api(`/v1/bundles/${enc(name)}`).then((b) => b.result),
     optional(api(`/v1/bundles/${enc(name)}/status`)).then((b) => b?.result ?? []),
+    optional(api(`/v1/bundles/${enc(name)}/status/latest/errors`)).then((b) => b?.result),
     optional(listAll('/v1/stacks')).then((s) => s ?? []),
     optional(api('/v1/fleet/bundles')).then((b) => (b?.result ?? []).find((x) => x.bundle === name)),
   ]);
@@ -23,7 +25,7 @@ async function loadBundle(name) {
     const preview = await optional(api('/v1/stacks-preview', { method: 'POST', body }));
     if (preview?.result?.bundles?.includes(name)) matching.push(s.name);
   }
-  return { bundle, history, matching, fleet };
+  return { bundle, history, located, matching, fleet };
 }
 
 export function BundlePage({ name, access }) {
@@ -42,6 +44,9 @@ export function BundlePage({ name, access }) {
   };
 
   const latest = data?.history?.[0];
+  // The located errors belong to the latest record (both reads can straddle a build).
+  const located = data?.located && latest && data.located.revision === latest.revision && data.located.updated_at === latest.updated_at ? data.located.errors : undefined;
+  const sources = (data?.bundle?.requirements ?? []).map((r) => r.source).filter(Boolean);
   return html`<p class="small"><a href="#/bundles">← Bundles</a></p>
     <${PageTitle} title=${`Bundle ${name}`} />
     <${ErrorBox} error=${error} />
@@ -54,7 +59,7 @@ export function BundlePage({ name, access }) {
       </div>
       ${action.done && html`<div class="alert ok" role="status">${action.done}</div>`}
       <${ErrorBox} error=${action.error} />
-      ${latest && latest.status !== 'SUCCESS' && html`<${BuildError} message=${latest.error_message} />`}
+      ${latest && latest.status !== 'SUCCESS' && html`<${BuildError} message=${latest.error_message} errors=${located} sources=${sources} />`}
       <section class="panel" aria-labelledby="definition">
         <h2 id="definition">Definition</h2>
         <dl class="facts">
@@ -71,9 +76,10 @@ export function BundlePage({ name, access }) {
           <dt>Object storage</dt><dd><code>${JSON.stringify(data.bundle.object_storage)}</code></dd>
           ${data.fleet &&
           html`<dt>Engines</dt>
-            <dd>${data.fleet.serving_latest} of ${data.fleet.engines} serving the latest build
+            <dd>${data.fleet.latest_revision == null ? html`no successful build yet · ${data.fleet.engines} live` : html`${data.fleet.serving_latest} of ${data.fleet.engines} live serving the latest build`}
+              ${data.fleet.stale?.length > 0 && html` · ${data.fleet.stale.length} stale${data.fleet.stale_behind?.length ? html` (${data.fleet.stale_behind.length} on an old revision)` : ''}`}
               ${data.fleet.seconds_to_first_serve !== undefined && html` · first served ${data.fleet.seconds_to_first_serve.toFixed(1)} s after the build`}
-              · <a href="#/fleet">fleet</a></dd>`}
+              ${' · '}<a href="#/fleet">fleet</a></dd>`}
         </dl>
       </section>
       <section aria-labelledby="history">

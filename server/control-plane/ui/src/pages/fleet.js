@@ -2,7 +2,10 @@
 // revision it serves per bundle. Engines behind a bundle's latest successful
 // build are highlighted; per bundle, how many engines serve the latest build and
 // how long after the build the first engine served it. Stale engines (no report
-// within fleet.stale_after) are marked.
+// within fleet.stale_after) are marked; the rollout counts live engines and
+// lists stale ones apart (`stale`, `stale_behind` of /v1/fleet/bundles), so a
+// stale engine on an old revision shows as behind. A bundle never built
+// (`latest_revision: null`) has no build to be behind.
 import { api } from '../api.js';
 import { html, ErrorBox, link, PageTitle, Time, usePoll } from '../ui.js';
 
@@ -27,9 +30,9 @@ export function FleetPage() {
   if (!data) return html`<${PageTitle} title="Fleet" /><${ErrorBox} error=${error} />${!error && html`<p>Loading…</p>`}`;
   const latest = Object.fromEntries(data.bundles.map((b) => [b.bundle, b.latest_revision]));
   const names = [...new Set([...data.bundles.map((b) => b.bundle), ...data.engines.flatMap((e) => Object.keys(e.bundles ?? {}))])].sort();
-  // The rollout counts leave stale engines out; say how many there are.
-  const staleOf = (bundle) => data.engines.filter((e) => e.stale && e.bundles?.[bundle]).length;
-  const behind = (e) => names.some((n) => e.bundles?.[n] && latest[n] !== undefined && e.bundles[n].active_revision !== latest[n]);
+  // latest[n] is null (never built) or undefined (not a control-plane bundle): nothing to be behind.
+  const isOld = (n, b) => latest[n] != null && b.active_revision !== latest[n];
+  const behind = (e) => names.some((n) => e.bundles?.[n] && isOld(n, e.bundles[n]));
 
   return html`<${PageTitle} title="Fleet" />
     <${ErrorBox} error=${error} />
@@ -41,13 +44,25 @@ export function FleetPage() {
           <tbody>
             ${data.bundles.length === 0 && html`<tr><td colspan="5" class="muted">No successful build yet.</td></tr>`}
             ${data.bundles.map(
-              (b) => html`<tr data-fleet-bundle=${b.bundle} class=${b.behind?.length ? 'behind' : ''}>
+              (b) => {
+                const built = b.latest_revision != null;
+                const stale = b.stale ?? [];
+                const lagging = [...(b.behind ?? []), ...(b.stale_behind ?? [])];
+                return html`<tr data-fleet-bundle=${b.bundle} class=${lagging.length ? 'behind' : ''}>
                 <td><a href=${link('bundles', b.bundle)}>${b.bundle}</a></td>
-                <td><code>${b.latest_revision || '""'}</code> <span class="muted small"><${Time} iso=${b.built_at} /></span></td>
-                <td><span class="serving">${b.serving_latest} of ${b.engines}</span>${staleOf(b.bundle) > 0 && html` <span class="muted small">(${staleOf(b.bundle)} stale not counted)</span>`}</td>
-                <td>${b.behind?.length ? b.behind.map((id) => html`<span class="label">${id}</span>`) : html`<span class="muted">none</span>`}</td>
+                <td>${built ? html`<code>${b.latest_revision || '""'}</code> <span class="muted small"><${Time} iso=${b.built_at} /></span>` : html`<span class="badge none">no build</span>`}</td>
+                <td>${built ? html`<span class="serving">${b.serving_latest} of ${b.engines}</span>` : html`<span class="serving muted">${b.engines} live</span>`}${stale.length > 0 && html` <span class="muted small stale-count">+ ${stale.length} stale</span>`}</td>
+                <td class="behind-list">${!built
+                  ? html`<span class="muted">—</span>`
+                  : lagging.length === 0
+                    ? html`<span class="muted">none</span>`
+                    : [
+                        ...(b.behind ?? []).map((id) => html`<span class="label">${id}</span> `),
+                        ...(b.stale_behind ?? []).map((id) => html`<span class="label" data-stale-behind=${id}>${id} <span class="badge bad">stale</span></span> `),
+                      ]}</td>
                 <td class="hide-narrow">${seconds(b.seconds_to_first_serve)}</td>
-              </tr>`,
+              </tr>`;
+              },
             )}
           </tbody>
         </table>
@@ -69,7 +84,7 @@ export function FleetPage() {
                 ${names.map((n) => {
                   const b = e.bundles?.[n];
                   if (!b) return html`<td class="muted">—</td>`;
-                  const old = latest[n] !== undefined && b.active_revision !== latest[n];
+                  const old = isOld(n, b);
                   return html`<td data-bundle=${n} class=${old ? 'old-revision' : 'current-revision'}>
                     <code>${b.active_revision || '""'}</code>${old && html` <span class="badge warn" title=${`latest is ${latest[n] || '""'}`}>old</span>`}
                     ${b.code && html` <span class="badge bad" title=${b.message ?? ''}>${b.code}</span>`}</td>`;
