@@ -39,14 +39,17 @@ describe('conformance cases on the Wasm back end', () => {
     const tot = print('wasm (Regent host)', r);
     expect(r.disagreements).toEqual([]);
     expect(r.hostdiffs).toEqual([]);
-    expect(tot.pass).toBeGreaterThan(cases.length / 2);
+    // 1,263 of 1,311 when last measured; the rest are other query shapes, expected
+    // errors, and numbers the JS back end rounds like big.Float
+    expect(tot.pass).toBeGreaterThan(cases.length * 0.9);
   }, 10 * 60_000);
 
   it('official SDK host: every supported case agrees with the JS back end', async () => {
     const r = await runAll(cases, sdkHost);
     const tot = print('wasm (@open-policy-agent/opa-wasm)', r);
     expect(r.disagreements).toEqual([]);
-    // most builtins are served by the host until they are native: a sanity floor only
-    expect(tot.pass).toBeGreaterThan(cases.length / 4);
+    // builtins OPA's SDK neither has natively nor supplies (jwt, crypto, time, regex, …)
+    // make the rest unsupported; 1,000+ of 1,311 pass with the native builtins
+    expect(tot.pass).toBeGreaterThan(cases.length * 0.75);
   }, 10 * 60_000);
 });

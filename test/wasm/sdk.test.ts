@@ -120,8 +120,28 @@ describe('Regent-built policy.wasm in the official SDK', () => {
   });
 
   it('a construct outside the supported slice is a typed compile error', async () => {
-    const text = 'package t\n\nr[x][y] := 1 if { some x in input.xs; some y in input.ys }\n';
+    const text = 'package t\n\nr if { print("hi"); input.x }\n';
     await expect(compileWasm([{ file: 't.rego', text }], ['t/r'])).rejects.toBeInstanceOf(WasmUnsupportedError);
+  });
+
+  it('general ref heads: several variable keys, multi-level contains, conflicts', async () => {
+    const text = [
+      'package t', '',
+      'r[x].k[y] := v if { some x in input.xs; some y in input.ys; v := sprintf("%s-%s", [x, y]) }',
+      'r.fixed.k.one := "const"', '',
+      'tags[x][y] contains z if { some x in input.xs; some y in input.ys; some z in ["a", "b"] }', '',
+      'clash[x][y] := y if { some x in input.xs; some y in input.ys }',
+      'clash[x][y] := 0 if { some x in input.xs; some y in input.ys; input.clash }',
+    ].join('\n');
+    const wasm = await compileWasm([{ file: 't.rego', text }], ['t/r', 't/tags', 't/clash']);
+    const p = await loadSdkPolicy(wasm);
+    const input = { xs: ['p', 'q'], ys: ['1', '2'] };
+    for (const path of [['t', 'r'], ['t', 'tags'], ['t', 'clash']]) {
+      expect(p.evaluate(input, path.join('/'))).toEqual(jsDecision(text, path, {}, input));
+    }
+    expect(p.evaluate({ xs: [], ys: [] }, 't/r')).toEqual(jsDecision(text, ['t', 'r'], {}, { xs: [], ys: [] }));
+    const host = await WasmPolicy.load(wasm);
+    expect(() => host.evaluate({ ...input, clash: true }, 2)).toThrow(/multiple outputs|unique/);
   });
 
   it('malformed input and data give clean errors; the instance stays usable', async () => {

@@ -28,7 +28,6 @@ function sameConstValue(g: RuleGroup): boolean {
 export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
   const m = L.m;
   const where = `rule ${g.path.join('.')}`;
-  if (g.leafSet) throw new WasmUnsupportedError(`${where}: multi-level contains rules`);
   const arity = g.kind === 'function' ? (g.arity ?? 0) : 0;
   const f = new FnGen(L, arity, Math.max(1, ...g.defs.map(frameOf)));
   f.inlineSets = true;
@@ -108,11 +107,16 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     out.push(m.local.set(result, f.rt(isSet ? 'rt_set' : 'rt_obj', [])));
     for (const [di, d] of g.defs.entries()) {
       if (d.else) throw new WasmUnsupportedError(`${where}: else on a multi-value rule`);
-      if (!isSet && d.keys.length !== 1) throw new WasmUnsupportedError(`${where}: ref heads with ${d.keys.length} keys`);
+      if (!isSet && d.keys.length === 0) throw new WasmUnsupportedError(`${where}: an object rule without keys`);
       if (isSet && d.keys.length !== 0) throw new WasmUnsupportedError(`${where}: ref heads on a set rule`);
+      // general ref heads (`a.b[x].c[y] := v`, multi-level `contains`): nested objects
+      // along the keys, the value (or a set member) at the last one, as the JS back end
+      const general = g.leafSet === true || d.keys.length > 1;
       out.push(guarded(di, f.body(d.body, (fail) => isSet
         ? [m.drop(f.rt('rt_set_add', [m.local.get(result, I32), f.expr(d.value, fail)]))]
-        : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))])));
+        : general
+          ? [m.if(m.i32.eqz(f.rt('rt_obj_put_path', [m.local.get(result, I32), f.expr({ k: 'array', items: d.keys }, fail), f.expr(d.value, fail), m.i32.const(g.leafSet ? 1 : 0)])), f.rt('rt_conflict', [], binaryen.none))]
+          : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))])));
     }
   } else throw new WasmUnsupportedError(`${where}: kind ${String(g.kind)}`);
 

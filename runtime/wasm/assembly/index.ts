@@ -201,6 +201,35 @@ export function rt_obj_put_once(o: usize, k: usize, v: usize): i32 {
   objPut(o, k, v);
   return 1;
 }
+/**
+ * One solution of a general ref-head rule: nested objects along `keys` (an array), then
+ * the value at the last key, or a member of the set there (`leafSet`, multi-level
+ * `contains`). 0 when a key holds something else (a conflict).
+ */
+export function rt_obj_put_path(o: usize, keys: usize, v: usize, leafSet: i32): i32 {
+  let obj = o;
+  const n = len(keys);
+  for (let i = 0; i < n - 1; i++) {
+    const k = item(keys, i);
+    let next = objGet(obj, k);
+    if (next == 0) {
+      next = mkObj();
+      objPut(obj, k, next);
+    } else if (tag(next) != T_OBJ) return 0;
+    obj = next;
+  }
+  const last = item(keys, n - 1);
+  if (leafSet != 0) {
+    let s = objGet(obj, last);
+    if (s == 0) {
+      s = mkSet();
+      objPut(obj, last, s);
+    }
+    if (tag(s) == T_SET) setAdd(s, v);
+    return 1;
+  }
+  return rt_obj_put_once(obj, last, v);
+}
 /** Put every entry of `src` (when an object) into `dst`. */
 export function rt_obj_merge(dst: usize, src: usize): void {
   if (src == 0 || tag(src) != T_OBJ) return;
