@@ -4,7 +4,7 @@
 // (passes/rule-index.ts) become key → definitions maps, and emit-inline.ts is told
 // which rule groups may run in place. Program extends this with evaluation: memo,
 // conflicts, functions, the document tree and queries.
-import type { PolicyIR, RuleDef, RuleGroup } from '../../ir/ir.js';
+import type { Expr, PolicyIR, RuleDef, RuleGroup } from '../../ir/ir.js';
 import type { Location } from '../../source/location.js';
 import type { Value } from '../../../runtime/value/value.js';
 import type { RuntimeScope } from '../../../runtime/scope.js';
@@ -97,7 +97,29 @@ export abstract class RuleCompiler {
       if (typeof e.key === 'string') byString.set(e.key, defsFor);
       else byKey.set(this.rt.canonicalKey(e.key), defsFor);
     }
-    return { ref: this.cc.expr(ix.ref), byString, byKey, always: pick(ix.always) };
+    return { ref: this.inputReader(ix.ref) ?? this.cc.expr(ix.ref), byString, byKey, always: pick(ix.always) };
+  }
+
+  /**
+   * For an index on `input.a.b…` (constant string keys, the usual shape), a reader
+   * generated for that path: property reads with their own inline caches, where the
+   * closure back end's `dot` shares one closure body (and its caches) with every other
+   * `dot` in the process.
+   */
+  private inputReader(ref: Expr): E | undefined {
+    const keys: string[] = [];
+    let e = ref;
+    while (e.k === 'dot' && e.key.k === 'const' && typeof e.key.value === 'string') {
+      keys.unshift(e.key.value);
+      e = e.base;
+    }
+    if (e.k !== 'input' || keys.length === 0 || this.backend !== 'js') return undefined;
+    const steps = keys.map((k) => {
+      const key = JSON.stringify(k);
+      return `if (v === undefined) return undefined;\nv = v instanceof RObject ? v.props[${key}] : dot(v, ${key});`;
+    });
+    const make = new Function('RObject', 'dot', `return function (f, c) {\nlet v = c.input;\n${steps.join('\n')}\nreturn v;\n};`) as (r: unknown, d: unknown) => E;
+    return make(this.rt.RObject, this.rt.dot);
   }
 
   /** The definitions of a group worth running in this context (all, unless indexed). */
