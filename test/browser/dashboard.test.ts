@@ -281,6 +281,19 @@ describe('dashboard in Chromium', () => {
     // The bundle page lists the stacks that match it, as the server matches them.
     await admin.goto(`${world.cpUrl}/ui/#/bundles/staging-app`);
     await admin.locator('dd .label', { hasText: 'guardrails' }).waitFor();
+    // A poll of the bundle page is a fixed set of five reads, however many stacks there are.
+    const polled: string[] = [];
+    const onPoll = (r: { url(): string }) => void polled.push(new URL(r.url()).pathname);
+    admin.on('request', onPoll);
+    await new Promise((r) => setTimeout(r, 4500));
+    admin.off('request', onPoll);
+    expect([...new Set(polled)].sort()).toEqual([
+      '/v1/bundles/staging-app',
+      '/v1/bundles/staging-app/stacks',
+      '/v1/bundles/staging-app/status',
+      '/v1/bundles/staging-app/status/latest/errors',
+      '/v1/fleet/bundles',
+    ]);
   }, 60_000);
 
   it('shows a bundle that never built as "no build" in the Fleet view, not as behind', async () => {

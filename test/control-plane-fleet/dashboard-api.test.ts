@@ -6,6 +6,7 @@
 //                                             status record, one request
 //   GET /v1/bundles/{b}/status/latest/errors  the latest record with located
 //                                             errors {file,row,col,code,message,source?}
+//   GET /v1/bundles/{b}/stacks                the stacks whose selectors match it
 // and, with the real build scheduler, a policy with a syntax error whose status
 // record keeps OPA's `file:row: code: message` text while the errors route
 // gives the same error with its column.
@@ -21,6 +22,9 @@ bundles:
   app: {labels: {env: prod}}
   lib: {labels: {env: dev}}
   tools: {labels: {env: prod}}
+stacks:
+  guard: {selector: {env: [prod]}}
+  everything: {selector: {env: ["*"]}, exclude_selector: {env: [dev]}}
 `;
 
 const BROKEN = `package app
@@ -89,6 +93,23 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
       expect(owned.json).toEqual({ result: [{ name: 'mine', labels: { env: 'x' } }] });
       expect((await s.req('GET', '/v1/bundles-summary', { key: KEYS.owner2 })).json).toEqual({ result: [] });
       expect((await s.req('GET', '/v1/bundles-summary', { key: ENGINE_KEYS.engine })).status).toBe(403);
+    });
+
+    it('GET /v1/bundles/{b}/stacks: the matching stacks, as the builder matches them', async () => {
+      const stacksOf = async (bundle: string, key: string = KEYS.viewer) => s.req('GET', `/v1/bundles/${bundle}/stacks`, { key });
+      expect((await stacksOf('app')).json).toEqual({ result: { stacks: ['everything', 'guard'] } });
+      expect((await stacksOf('tools', KEYS.admin)).json.result.stacks).toEqual(['everything', 'guard']);
+      expect((await stacksOf('lib')).json).toEqual({ result: { stacks: [] } });
+      // The same answer as a preview of each stack's selectors.
+      const preview = await s.req('POST', '/v1/stacks-preview', { body: { selector: { env: ['*'] }, exclude_selector: { env: ['dev'] } } });
+      expect(preview.json.result.bundles).toEqual(expect.arrayContaining(['app', 'tools']));
+      expect(preview.json.result.bundles).not.toContain('lib');
+      const missing = await stacksOf('nothing');
+      expect(missing.status).toBe(404);
+      expect(missing.json.code).toBe('not_found');
+      // Keys that cannot see the bundle get 404, as GET /v1/bundles/{b}.
+      expect((await stacksOf('app', KEYS.owner2)).status).toBe(404);
+      expect((await stacksOf('app', ENGINE_KEYS.engine)).status).toBe(403);
     });
 
     it('GET /v1/bundles/{b}/status/latest/errors: located errors stored beside the record; spec routes unchanged', async () => {

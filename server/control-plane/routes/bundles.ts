@@ -9,8 +9,11 @@
 //   GET  /v1/bundles-summary                  a page of bundles with their latest
 //                                             record each, in one request (the
 //                                             dashboard's Bundles list polls it)
+//   GET  /v1/bundles/{b}/stacks               the stacks whose selectors match the
+//                                             bundle (the builder's matching)
 import type { FastifyInstance } from 'fastify';
 import { allowed, principalOf, requireAllowed, visibilityOf } from '../auth.js';
+import { stackApplies } from '../builder/selector.js';
 import { toBundleDef } from '../config/definitions.js';
 import { NotFound } from '../errors.js';
 import type { BundleDef, StatusRow } from '../types.js';
@@ -75,6 +78,24 @@ export function registerBundleRoutes(app: FastifyInstance, ctx: RouteContext, re
     const next = listBody(page, (x) => x).next_cursor;
     if (next !== undefined) body.next_cursor = next;
     return sendJSON(req, reply, body);
+  });
+
+  // Regent extension: the stacks that apply to a bundle, matched as the builder
+  // matches them. The bundle must be visible to the caller (404 otherwise);
+  // only stacks the caller may view are named (stack owners: their own).
+  app.get('/v1/bundles/:bundle/stacks', async (req, reply) => {
+    const p = principalOf(req);
+    const name = nameParam(req, 'bundle');
+    const bundle = await ctx.store.get('bundle', name, visibilityOf(p, 'bundle'));
+    if (!bundle) throw new NotFound(`bundle "${name}" not found`);
+    const owner = visibilityOf(p, 'stack');
+    const stacks: string[] = [];
+    for (const s of await ctx.store.listStacks()) {
+      if (owner !== undefined && (await ctx.store.ownerOf('stack', s.name)) !== owner) continue;
+      if (stackApplies(s, bundle.labels)) stacks.push(s.name);
+    }
+    stacks.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return sendJSON(req, reply, { result: { stacks } });
   });
 
   app.get('/v1/bundles/:bundle/status', async (req, reply) => {

@@ -2,29 +2,23 @@
 // build with its error and file:row:col locations (from the Regent route
 // /v1/bundles/{b}/status/latest/errors), the status history (the last
 // ten records), the stacks whose selectors match it (asked of the server's
-// /v1/stacks-preview, so the matching is the builder's own), the engines serving
-// it, and "Rebuild now" for keys that may write.
+// /v1/bundles/{b}/stacks, so the matching is the builder's own), the engines
+// serving it, and "Rebuild now" for keys that may write. A poll is five
+// requests, whatever the number of stacks.
 import { useState } from 'preact/hooks';
-import { api, ApiError, enc, listAll } from '../api.js';
+import { api, ApiError, enc } from '../api.js';
 import { html, BuildError, ErrorBox, Labels, link, PageTitle, StatusBadge, Time, usePoll } from '../ui.js';
 
 const optional = (p) => p.catch((e) => (e instanceof ApiError && (e.status === 404 || e.status === 403) ? undefined : Promise.reject(e)));
 
 async function loadBundle(name) {
-  const [bundle, history, located, stacks, fleet] = await Promise.all([
+  const [bundle, history, located, matching, fleet] = await Promise.all([
     api(`/v1/bundles/${enc(name)}`).then((b) => b.result),
     optional(api(`/v1/bundles/${enc(name)}/status`)).then((b) => b?.result ?? []),
     optional(api(`/v1/bundles/${enc(name)}/status/latest/errors`)).then((b) => b?.result),
-    optional(listAll('/v1/stacks')).then((s) => s ?? []),
+    optional(api(`/v1/bundles/${enc(name)}/stacks`)).then((b) => b?.result?.stacks ?? []),
     optional(api('/v1/fleet/bundles')).then((b) => (b?.result ?? []).find((x) => x.bundle === name)),
   ]);
-  const matching = [];
-  for (const s of stacks) {
-    const body = { selector: s.selector ?? {} };
-    if (s.exclude_selector !== undefined && s.exclude_selector !== null) body.exclude_selector = s.exclude_selector;
-    const preview = await optional(api('/v1/stacks-preview', { method: 'POST', body }));
-    if (preview?.result?.bundles?.includes(name)) matching.push(s.name);
-  }
   return { bundle, history, located, matching, fleet };
 }
 
