@@ -10,7 +10,9 @@ import type { Engine } from '../engine/engine.js';
 import type { EngineHost } from '../engine/host.js';
 import type { EvalOutcome, InputPayload } from '../engine/protocol.js';
 import type { DecisionEvent } from '../plugins/contract.js';
+import { setLazyField } from '../plugins/event-json.js';
 import type { BodyLimits, ParsedDocument } from './body.js';
+import { sortedJSONText } from './json.js';
 
 export interface BuildInfo {
   version: string;
@@ -84,6 +86,8 @@ export interface DecisionRecord {
   /** The input as a Rego value, when the handler has no parsed document (data filters). */
   inputValue?: import('../../runtime/index.js').Value;
   resultText?: string;
+  /** resultText is toJSONText of the result value (the Data API): compact, it is the event's `result` text as is. */
+  resultIsValueText?: boolean;
   error?: unknown;
   metrics?: Record<string, number>;
   custom?: Record<string, unknown>;
@@ -96,9 +100,19 @@ export function logDecision(ctx: ServerContext, req: FastifyRequest, d: Decision
   const event: DecisionEvent = { labels: ctx.host.labels(), decision_id: d.decisionId, requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`, timestamp: new Date().toISOString() };
   if (d.path !== undefined) event.path = d.path;
   if (d.query !== undefined) event.query = d.query;
-  if (d.input !== undefined) event.input = d.input.exact ?? fromJS(d.input.js);
-  else if (d.inputValue !== undefined) event.input = d.inputValue;
-  if (d.resultText !== undefined) event.result = parseJSON(d.resultText);
+  // Input and result become Rego values only when something reads them (a mask or
+  // drop policy, a host's plugin); the uploaded JSON is written from the parsed
+  // request and the result text (event-json.ts setLazyField).
+  const input = d.input;
+  if (input !== undefined) {
+    if (input.exact !== undefined) event.input = input.exact;
+    else setLazyField(event, 'input', () => fromJS(input.js), () => sortedJSONText(input.js));
+  } else if (d.inputValue !== undefined) event.input = d.inputValue;
+  const resultText = d.resultText;
+  if (resultText !== undefined) {
+    if (d.resultIsValueText && !resultText.includes('\n')) setLazyField(event, 'result', () => parseJSON(resultText), resultText);
+    else event.result = parseJSON(resultText);
+  }
   const active = ctx.host.activeBundles();
   if (active.length > 0) event.bundles = bundleRevisions(active);
   if (d.metrics) event.metrics = d.metrics;

@@ -79,7 +79,7 @@ function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, 
       logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
       throw err;
     }
-    logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
+    logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, resultIsValueText: true, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
     const defined = outcome.resultText !== undefined;
     if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning) {
       return sendJSON(req, reply, 200, plainResultBody(outcome.resultText, decisionId));

@@ -16,6 +16,7 @@ import { applyMask, eventJSON, eventValue } from './event-json.js';
 import { HTTPStatusError, type ServiceClient, type ServiceConfig } from './services.js';
 import { consoleLogger } from './console-logger.js';
 import { parseJSON, RObject } from '../../runtime/index.js';
+import { EventStore } from './event-store.js';
 import { backoffMs, jitterMs, messageOf, silentLogger, sleep, type PluginLogger } from './util.js';
 
 const gzip = promisify(gzipCb);
@@ -80,25 +81,54 @@ export function parseDecisionLogsConfig(raw: unknown, services: Map<string, Serv
   return cfg;
 }
 
-/** Split JSON events into gzip chunks of at most `limit` compressed bytes (oversized single events are returned in `dropped`). */
-export async function encodeChunks(events: string[], limit: number): Promise<{ chunks: { body: Buffer; count: number; events: string[] }[]; dropped: number }> {
-  const chunks: { body: Buffer; count: number; events: string[] }[] = [];
+/**
+ * Split JSON events into gzip chunks of at most `limit` compressed bytes, in order
+ * (oversized single events are returned in `dropped`). Each chunk takes as many
+ * events as the compression ratio seen so far says fit in 90% of the limit, so most
+ * bytes are compressed once; a chunk that comes out too large is retried with
+ * proportionally fewer events (at least halved).
+ */
+export async function encodeChunks(list: readonly string[] | EventStore, limit: number): Promise<{ chunks: EncodedChunk[]; dropped: number }> {
+  const events = Array.isArray(list) ? EventStore.of(list) : (list as EventStore);
+  const chunks: EncodedChunk[] = [];
   let dropped = 0;
-  // Explicit stack instead of recursion; each split halves a range, so it ends.
-  const stack: [number, number][] = [[0, events.length]];
-  while (stack.length > 0) {
-    const [lo, hi] = stack.pop()!;
-    if (hi <= lo) continue;
-    const slice = events.slice(lo, hi);
-    const body = await gzip(Buffer.from('[' + slice.join(',') + ']', 'utf8'));
-    if (body.length <= limit) chunks.push({ body, count: hi - lo, events: slice });
-    else if (hi - lo === 1) dropped++;
-    else {
-      const mid = lo + Math.floor((hi - lo) / 2);
-      stack.push([mid, hi], [lo, mid]);
+  let ratio = 0; // compressed ÷ uncompressed bytes of the last chunk made; 0: none yet (try everything)
+  let lo = 0;
+  while (lo < events.length) {
+    let hi = events.length;
+    if (ratio > 0) {
+      const budget = (0.9 * limit) / ratio;
+      let bytes = 2;
+      hi = lo;
+      while (hi < events.length && (hi === lo || bytes + events.sizeOf(hi) + 1 <= budget)) bytes += events.sizeOf(hi++) + 1;
+    }
+    for (;;) {
+      const bytes = events.join(lo, hi);
+      const body = await gzip(bytes);
+      ratio = Math.max(body.length / bytes.length, 1e-3);
+      if (body.length <= limit) {
+        chunks.push({ body, count: hi - lo, lo, hi });
+        lo = hi;
+        break;
+      }
+      if (hi - lo === 1) {
+        dropped++;
+        lo = hi;
+        break;
+      }
+      // Fewer events: in proportion to the overshoot, and at least half as many.
+      hi = lo + Math.max(1, Math.min(Math.floor((hi - lo) / 2), Math.floor(((hi - lo) * 0.9 * limit) / body.length)));
     }
   }
   return { chunks, dropped };
+}
+
+/** One upload: gzip JSON array of the events [lo, hi) of the list given to encodeChunks. */
+export interface EncodedChunk {
+  body: Buffer;
+  count: number;
+  lo: number;
+  hi: number;
 }
 
 export interface DecisionLogsStatus {
@@ -109,8 +139,8 @@ export interface DecisionLogsStatus {
 }
 
 export class DecisionLogger {
-  private buffer: string[] = [];
-  private bufferBytes = 0;
+  /** Events waiting for upload, as bytes outside the JS heap (event-store.ts). */
+  private buffer = new EventStore();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private uploading: Promise<boolean> | undefined;
@@ -176,7 +206,6 @@ export class DecisionLogger {
       if (this.config.console) this.console.info(Object.assign(fieldsObject(json), { type: 'openpolicyagent.org/decision_logs' }), 'Decision Log');
       if (!this.client) return;
       this.buffer.push(json);
-      this.bufferBytes += json.length;
       this.enforceLimits();
     } catch (err) {
       this.logger.error({ plugin: 'decision_logs', err: messageOf(err) }, 'Decision log event could not be processed.');
@@ -186,8 +215,8 @@ export class DecisionLogger {
   private enforceLimits(): void {
     const maxEvents = this.config.bufferType === 'event' ? this.config.bufferSizeLimitEvents : Infinity;
     const maxBytes = this.config.bufferType === 'size' ? (this.config.bufferSizeLimitBytes ?? Infinity) : Infinity;
-    while (this.buffer.length > 0 && (this.buffer.length > maxEvents || this.bufferBytes > maxBytes)) {
-      this.bufferBytes -= this.buffer.shift()!.length;
+    while (this.buffer.length > 0 && (this.buffer.length > maxEvents || this.buffer.bytes > maxBytes)) {
+      this.buffer.shift();
       this.counters.dropped_buffer_size_limit_exceeded++;
     }
   }
@@ -201,8 +230,7 @@ export class DecisionLogger {
 
   private async upload(): Promise<boolean> {
     const events = this.buffer;
-    this.buffer = [];
-    this.bufferBytes = 0;
+    this.buffer = new EventStore();
     if (events.length === 0) return true;
     const { chunks, dropped } = await encodeChunks(events, this.config.uploadSizeLimitBytes);
     this.counters.dropped_upload_size_limit_exceeded += dropped;
@@ -218,9 +246,8 @@ export class DecisionLogger {
         this.counters.uploaded += c.count;
       } catch (e) {
         // Requeue the unsent events (in order, before anything logged meanwhile).
-        const unsent = chunks.slice(i).flatMap((x) => x.events);
-        this.buffer = [...unsent, ...this.buffer];
-        this.bufferBytes = this.buffer.reduce((a, s) => a + s.length, 0);
+        const unsent = chunks.slice(i).flatMap((x) => events.strings(x.lo, x.hi));
+        this.buffer = EventStore.of([...unsent, ...this.buffer.strings()]);
         this.enforceLimits();
         this.setStatus({ code: 'decision_logs_error', message: messageOf(e), ...(e instanceof HTTPStatusError ? { http_code: e.statusCode } : {}) });
         this.logger.error({ plugin: 'decision_logs', err: messageOf(e) }, 'Log upload failed.');
@@ -262,8 +289,7 @@ export class DecisionLogger {
 
   private async uploadOnce(signal: AbortSignal): Promise<void> {
     const { chunks } = await encodeChunks(this.buffer, this.config.uploadSizeLimitBytes);
-    this.buffer = [];
-    this.bufferBytes = 0;
+    this.buffer = new EventStore();
     for (const c of chunks) {
       await this.client!.request('POST', this.config.resource, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: c.body, signal }).catch(() => undefined);
     }

@@ -12,6 +12,53 @@ const VALUE_FIELDS = new Set(['input', 'result', 'mapped_result', 'nd_builtin_ca
 const PLAIN_FIELDS = new Set(['labels', 'decision_id', 'trace_id', 'span_id', 'revision', 'bundles', 'path', 'query', 'erased', 'masked', 'requested_by', 'timestamp', 'metrics', 'req_id']);
 const KNOWN = new Set(ORDER);
 
+/**
+ * Fields of an event whose JSON text was rendered when the event was made (the
+ * request's parsed input, the result text of the evaluation): eventJSON splices
+ * the text in, so an event that no mask or drop policy looks at never converts its
+ * input and result to Rego values and back. Kept in a non-enumerable property, so a
+ * copy of the event ({...e}, applyMask) falls back to the values.
+ */
+const RENDERED = Symbol('regent.renderedEventFields');
+type Rendered = Partial<Record<'input' | 'result', string | (() => string)>>;
+type WithRendered = DecisionEvent & { [RENDERED]?: Rendered };
+
+/**
+ * Set `event[key]` to a value made on first read (then kept), with its JSON text
+ * for eventJSON (a string, or a function called once when the event is written).
+ * Assigning the field replaces both.
+ */
+export function setLazyField(event: DecisionEvent, key: 'input' | 'result', value: () => Value, text: string | (() => string)): void {
+  const e = event as WithRendered;
+  let rendered = e[RENDERED];
+  if (rendered === undefined) {
+    rendered = {};
+    Object.defineProperty(e, RENDERED, { value: rendered, enumerable: false });
+  }
+  rendered[key] = text;
+  Object.defineProperty(e, key, {
+    configurable: true,
+    enumerable: true,
+    get(): Value {
+      const v = value();
+      Object.defineProperty(e, key, { value: v, writable: true, configurable: true, enumerable: true });
+      return v;
+    },
+    set(v: Value): void {
+      delete rendered![key];
+      Object.defineProperty(e, key, { value: v, writable: true, configurable: true, enumerable: true });
+    },
+  });
+}
+
+function renderedText(r: Rendered, key: 'input' | 'result'): string | undefined {
+  const t = r[key];
+  return typeof t === 'function' ? (r[key] = t()) : t;
+}
+
+/** `"key":` for each known field, made once. */
+const KEY_PREFIX = new Map(ORDER.map((k) => [k, JSON.stringify(k) + ':']));
+
 function fieldJSON(key: string, v: unknown): string {
   if (VALUE_FIELDS.has(key)) return toJSONText(v as Value);
   if (PLAIN_FIELDS.has(key)) return JSON.stringify(v) ?? 'null';
@@ -22,10 +69,17 @@ function fieldJSON(key: string, v: unknown): string {
 /** The event as one JSON object, fields in OPA's struct order, undefined fields omitted. */
 export function eventJSON(e: DecisionEvent): string {
   const rec = e as unknown as Record<string, unknown>;
+  const rendered = (e as WithRendered)[RENDERED];
   let out = '';
   for (const k of ORDER) {
+    // A pre-rendered field is read as text, without calling its lazy getter.
+    const text = rendered !== undefined && (k === 'input' || k === 'result') && rendered[k] !== undefined && k in rec ? renderedText(rendered, k) : undefined;
+    if (text !== undefined) {
+      out += (out ? ',' : '') + KEY_PREFIX.get(k)! + text;
+      continue;
+    }
     const v = rec[k];
-    if (v !== undefined) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, v);
+    if (v !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + fieldJSON(k, v);
   }
   const extra = Object.keys(rec).filter((k) => !KNOWN.has(k) && rec[k] !== undefined);
   for (const k of extra.sort()) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, rec[k]);

@@ -1,0 +1,107 @@
+// The decision-log buffer: events waiting for upload, kept as UTF-8 bytes in large
+// blocks outside the JS heap, with their offsets in number arrays. An event is
+// buffered for the whole reporting delay (seconds), so kept as strings (the event
+// JSON is built by concatenation: a tree of small strings per event) every young
+// generation collection copied and traced all of them until they were promoted;
+// as bytes, the collector sees a few blocks. Events come back as strings only on
+// the rare paths (requeue after a failed upload); uploads join ranges of bytes.
+
+const BLOCK_BYTES = 256 * 1024;
+
+export class EventStore {
+  private blocks: Buffer[] = [];
+  /** Write position in the last block. */
+  private used = 0;
+  /** Per event, from `head` on: its block index, start and byte length. */
+  private readonly block: number[] = [];
+  private readonly start: number[] = [];
+  private readonly size: number[] = [];
+  /** Events before `head` were dropped (oldest first); the arrays are compacted now and then. */
+  private head = 0;
+  /** Bytes of the buffered events. */
+  bytes = 0;
+
+  static of(events: readonly string[]): EventStore {
+    const s = new EventStore();
+    for (const e of events) s.push(e);
+    return s;
+  }
+
+  get length(): number {
+    return this.block.length - this.head;
+  }
+
+  /** Append an event's JSON text; returns its size in bytes. */
+  push(json: string): number {
+    // A UTF-8 encoding is at most 3 bytes per UTF-16 unit.
+    const most = json.length * 3;
+    let last = this.blocks[this.blocks.length - 1];
+    if (last === undefined || this.used + most > last.length) {
+      last = Buffer.allocUnsafeSlow(Math.max(BLOCK_BYTES, most));
+      this.blocks.push(last);
+      this.used = 0;
+    }
+    const n = last.write(json, this.used, 'utf8');
+    this.block.push(this.blocks.length - 1);
+    this.start.push(this.used);
+    this.size.push(n);
+    this.used += n;
+    this.bytes += n;
+    return n;
+  }
+
+  /** Drop the oldest event; returns its size in bytes. */
+  shift(): number {
+    if (this.length === 0) return 0;
+    const n = this.size[this.head]!;
+    this.head++;
+    this.bytes -= n;
+    if (this.head >= 4096 && this.head * 2 >= this.block.length) this.compact();
+    return n;
+  }
+
+  private compact(): void {
+    const h = this.head;
+    this.block.splice(0, h);
+    this.start.splice(0, h);
+    this.size.splice(0, h);
+    this.head = 0;
+    // Blocks before the oldest event's are free.
+    const first = this.block.length > 0 ? this.block[0]! : this.blocks.length - 1;
+    if (first > 0) {
+      this.blocks.splice(0, first);
+      for (let i = 0; i < this.block.length; i++) this.block[i]! -= first;
+    }
+  }
+
+  /** Byte size of event `i` (0 = oldest). */
+  sizeOf(i: number): number {
+    return this.size[this.head + i]!;
+  }
+
+  /** Events [lo, hi) as a JSON array, in bytes. */
+  join(lo: number, hi: number): Buffer {
+    let total = 2 + Math.max(0, hi - lo - 1);
+    for (let i = lo; i < hi; i++) total += this.sizeOf(i);
+    const out = Buffer.allocUnsafe(total);
+    let at = 0;
+    out[at++] = 0x5b; // [
+    for (let i = lo; i < hi; i++) {
+      if (i > lo) out[at++] = 0x2c; // ,
+      const k = this.head + i;
+      at += this.blocks[this.block[k]!]!.copy(out, at, this.start[k]!, this.start[k]! + this.size[k]!);
+    }
+    out[at] = 0x5d; // ]
+    return out;
+  }
+
+  /** Events [lo, hi) as strings. */
+  strings(lo = 0, hi = this.length): string[] {
+    const out: string[] = [];
+    for (let i = lo; i < hi; i++) {
+      const k = this.head + i;
+      out.push(this.blocks[this.block[k]!]!.toString('utf8', this.start[k]!, this.start[k]! + this.size[k]!));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,85 @@
+// The cheap decision-log path: events whose input and result are written from the
+// parsed request and the result text (setLazyField, sortedJSONText) must give the
+// same JSON as events built from Rego values, turn into values when read, and
+// chunking must keep every event, in order, under the upload limit.
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { fromJS, parseJSON, toJSONText } from '../../runtime/index.js';
+import { sortedJSONText } from '../../server/api/json.js';
+import type { DecisionEvent } from '../../server/plugins/contract.js';
+import { encodeChunks } from '../../server/plugins/decision-logs.js';
+import { applyMask, eventJSON, eventValue, setLazyField } from '../../server/plugins/event-json.js';
+
+const samples: unknown[] = [
+  { user: 'bob', action: 'update', type: 'finance' },
+  { b: [1, 2.5, -0, 1e21, 1e-7, 123456789012], a: { z: null, y: true, x: 'é<&>"\n' }, '': [] },
+  [{ B: 1, a: 2, _: 3 }, 'x', false, {}],
+  'plain',
+  0,
+  null,
+];
+
+function plainEvent(input: unknown, resultText: string): DecisionEvent {
+  return { labels: { id: 'i', version: 'v' }, decision_id: 'd1', path: 'rbac/allow', input: fromJS(input), result: parseJSON(resultText), timestamp: 't' };
+}
+
+function lazyEvent(input: unknown, resultText: string): DecisionEvent {
+  const e: DecisionEvent = { labels: { id: 'i', version: 'v' }, decision_id: 'd1', path: 'rbac/allow', timestamp: 't' };
+  setLazyField(e, 'input', () => fromJS(input), () => sortedJSONText(input));
+  setLazyField(e, 'result', () => parseJSON(resultText), resultText);
+  return e;
+}
+
+describe('sortedJSONText', () => {
+  it('writes parsed JSON as toJSONText writes its Rego value', () => {
+    for (const s of samples) expect(sortedJSONText(JSON.parse(JSON.stringify(s)))).toBe(toJSONText(fromJS(JSON.parse(JSON.stringify(s)))));
+  });
+});
+
+describe('lazy event fields', () => {
+  it('give the same event JSON as values, without building them', () => {
+    for (const s of samples) {
+      const result = toJSONText(fromJS({ allow: s }));
+      let built = false;
+      const e: DecisionEvent = { labels: {}, decision_id: 'd', timestamp: 't' };
+      setLazyField(e, 'input', () => ((built = true), fromJS(s)), () => sortedJSONText(s));
+      setLazyField(e, 'result', () => ((built = true), parseJSON(result)), result);
+      expect(eventJSON(e)).toBe(eventJSON({ labels: {}, decision_id: 'd', timestamp: 't', input: fromJS(s), result: parseJSON(result) }));
+      expect(built).toBe(false);
+      expect(eventJSON(lazyEvent(s, result))).toBe(eventJSON(plainEvent(s, result)));
+    }
+  });
+
+  it('become values when read, and an assignment replaces the rendered text', () => {
+    const e = lazyEvent({ user: 'bob' }, '{"allow":true}');
+    expect(toJSONText(e.input!)).toBe('{"user":"bob"}');
+    expect(Object.keys(e)).toContain('input');
+    e.result = fromJS({ allow: false });
+    expect(JSON.parse(eventJSON(e))).toMatchObject({ input: { user: 'bob' }, result: { allow: false } });
+    delete e.input;
+    expect(JSON.parse(eventJSON(e))).not.toHaveProperty('input');
+  });
+
+  it('are masked and fed to policies as values', () => {
+    const e = lazyEvent({ user: 'bob', password: 'x' }, 'true');
+    const masked = applyMask(e, fromJS(['/input/password']));
+    expect(JSON.parse(eventJSON(masked))).toMatchObject({ input: { user: 'bob' }, result: true, erased: ['/input/password'] });
+    expect(toJSONText(eventValue(e))).toContain('"password":"x"');
+  });
+});
+
+describe('encodeChunks', () => {
+  it('keeps every event in order, each chunk under the limit, compressing most bytes once', async () => {
+    const events = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ decision_id: `id-${i}`, input: { user: `u${i % 97}`, n: i * 7919 }, result: i % 3 === 0 }));
+    const limit = 4096;
+    const { chunks, dropped } = await encodeChunks(events, limit);
+    expect(dropped).toBe(0);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) expect(c.body.length).toBeLessThanOrEqual(limit);
+    const back = chunks.flatMap((c) => JSON.parse(gunzipSync(c.body).toString()) as { decision_id: string }[]);
+    expect(back.map((e) => e.decision_id)).toEqual(events.map((_, i) => `id-${i}`));
+    // Most chunks are filled well (the estimate aims at 90% of the limit).
+    const full = chunks.slice(0, -1).filter((c) => c.body.length > limit / 2).length;
+    expect(full).toBeGreaterThanOrEqual(chunks.length - 2);
+  });
+});
