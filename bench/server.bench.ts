@@ -5,7 +5,10 @@
 // measured in interleaved rounds (empty route, then each Regent variant, round
 // after round), so a change in the machine's load hits every side alike; each
 // variant's ratio is the median of its per-round ratios against the empty route of
-// the same round (the range is printed too).
+// the same round (the range is printed too). Under load from other processes the
+// throughput ratio swings; the process's CPU time per request (server and the
+// autocannon client thread, which costs every side alike) is steadier, and its
+// ratio (empty route's CPU per request ÷ the variant's) is printed as `cpu`.
 // The server runs the compiled build in dist/ (what `regent run --server` runs;
 // rebuilt first when a source is newer), or the sources through tsx with
 // REGENT_BENCH_SOURCES=1 (tsx adds a naming helper call to every closure, which
@@ -69,17 +72,22 @@ interface Target {
   app: FastifyInstance;
   rps: number[];
   p99: number[];
+  /** Process CPU µs per request, per round. */
+  cpu: number[];
 }
 
 async function listen(name: string, app: FastifyInstance, path: string): Promise<Target> {
   await app.listen({ host: '127.0.0.1', port: 0 });
-  return { name, app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}${path}`, rps: [], p99: [] };
+  return { name, app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}${path}`, rps: [], p99: [], cpu: [] };
 }
 
 async function measure(t: Target, duration: number, record = true): Promise<void> {
+  const before = process.cpuUsage();
   const r = await autocannon({ url: t.url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, pipelining: 1, duration, workers: 1 });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
+  const used = process.cpuUsage(before);
   if (!record) return;
+  t.cpu.push((used.user + used.system) / (r.requests as { total?: number }).total!);
   t.rps.push(r.requests.average);
   t.p99.push(r.latency.p99);
 }
@@ -132,6 +140,7 @@ try {
 console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, server from ${mods.mode}`);
 for (const t of [baseline, ...targets]) {
   const ratios = t.rps.map((x, i) => x / baseline.rps[i]!);
-  const ratio = t === baseline ? '' : `  ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
-  console.log(`${t.name.padEnd(44)} ${median(t.rps).toFixed(0).padStart(7)} req/s  p99 ${String(median(t.p99)).padStart(3)} ms${ratio}`);
+  const cpuRatios = t.cpu.map((x, i) => baseline.cpu[i]! / x);
+  const ratio = t === baseline ? '' : `  ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), cpu ${median(cpuRatios).toFixed(2)} (${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)})`;
+  console.log(`${t.name.padEnd(44)} ${median(t.rps).toFixed(0).padStart(7)} req/s  p99 ${String(median(t.p99)).padStart(3)} ms  ${median(t.cpu).toFixed(1).padStart(5)} µs cpu/req${ratio}`);
 }

@@ -64,13 +64,16 @@ function plainResultBody(resultText: string | undefined, decisionId: string | un
 function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, opts: ReadOptions): FastifyReply | Promise<FastifyReply> {
   const { params } = opts;
   const metrics = new RequestMetrics();
-  const wantMetrics = params.bool('metrics') || params.bool('instrument');
-  const pretty = params.bool('pretty');
-  const explain = params.explain();
-  const provenanceWanted = params.bool('provenance');
+  // No query string (most decision requests): no param lookups.
+  const plain = params.empty;
+  const instrument = !plain && params.bool('instrument');
+  const wantMetrics = !plain && (params.bool('metrics') || instrument);
+  const pretty = !plain && params.bool('pretty');
+  const explain = plain ? undefined : params.explain();
+  const provenanceWanted = !plain && params.bool('provenance');
   const dp = dataPath(req.url, '/v1/data');
   const decisionId = newDecisionId(ctx);
-  const pending = evaluatePath(ctx, dp, opts.input, { strict: params.bool('strict-builtin-errors'), pretty, explain, instrument: params.bool('instrument') });
+  const pending = evaluatePath(ctx, dp, opts.input, { strict: !plain && params.bool('strict-builtin-errors'), pretty, explain, instrument });
   return withOutcome(pending, (outcome) => {
     metrics.addOutcome(outcome);
     const path = decisionId === undefined ? undefined : dp.segs.join('/');

@@ -33,8 +33,19 @@ export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext):
   // hot path never builds reply.routeOptions (a fresh object per access).
   app.addHook('onRoute', (route) => {
     const handler = ((route.config ?? {}) as RouteFlags).handler ?? 'catchall';
+    // The last (status, method) child is kept: a route's traffic mostly repeats one.
+    let lastCode = 0;
+    let lastMethod = '';
+    let lastChild: ReturnType<typeof histogram.child> | undefined;
     const hook: onResponseHookHandler = (req, reply, done) => {
-      observe(reply.statusCode, handler, req.method, reply.elapsedTime / 1000);
+      const code = reply.statusCode;
+      const method = req.method;
+      if (code !== lastCode || method !== lastMethod || lastChild === undefined) {
+        lastChild = histogram.child(String(code), handler, method.toLowerCase());
+        lastCode = code;
+        lastMethod = method;
+      }
+      lastChild.observe(reply.elapsedTime / 1000);
       done();
     };
     route.onResponse = route.onResponse === undefined ? [hook] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), hook];

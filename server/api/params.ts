@@ -16,9 +16,17 @@ export class QueryParams {
     }
   }
 
+  /** The params of a URL without a query string, shared (instances are never changed). */
+  static readonly EMPTY = new QueryParams('');
+
+  /** True when no param is given (the common decision request). */
+  get empty(): boolean {
+    return this.values.size === 0;
+  }
+
   static fromUrl(url: string): QueryParams {
     const i = url.indexOf('?');
-    return new QueryParams(i < 0 ? '' : url.slice(i + 1));
+    return i < 0 ? QueryParams.EMPTY : new QueryParams(url.slice(i + 1));
   }
 
   all(name: string): string[] {
