@@ -152,6 +152,21 @@ export function bdMul(a: usize, b: usize): usize {
   return make(neg(a) != neg(b), out, n, ex(a) + ex(b));
 }
 
+/** Truncated remainder of two integers (the sign of the dividend); b is not zero. */
+export function bdRemInt(a: usize, b: usize): usize {
+  const bb = make(false, <usize>load<i32>(b, 12), nd(b), ex(b));
+  let rem = make(false, alloc(1), 0, 0);
+  const total = nd(a) + ex(a);
+  if (total > 200000) { fail('not supported on wasm: numbers with more than 10^5 digits'); return 0; }
+  for (let i = 0; i < total; i++) {
+    const one = alloc(1);
+    store<u8>(one, <u8>(i < nd(a) ? dg(a, i) : 0));
+    rem = bdAdd(times10(rem), make(false, one, 1, 0), false);
+    while (cmpAbs(rem, bb) >= 0) rem = bdAdd(rem, bb, true);
+  }
+  return nd(rem) == 0 ? rem : make(neg(a), <usize>load<i32>(rem, 12), nd(rem), ex(rem));
+}
+
 export function bdIsInt(d: usize): bool { return nd(d) == 0 || ex(d) >= 0; }
 export function bdIsZero(d: usize): bool { return nd(d) == 0; }
 export function bdDigits(d: usize): i32 { return nd(d); }
@@ -310,7 +325,8 @@ const EXACT: f64 = 9007199254740992; // 2^53
 export function arithNum(op: i32, a: usize, b: usize): usize {
   const x = numVal(a);
   const y = numVal(b);
-  const ints = !numInexact(a) && !numInexact(b) && x == Math.floor(x) && y == Math.floor(y);
+  // doubles are exact only for integers within ±2^53 (1e26 is not 10^26)
+  const ints = !numInexact(a) && !numInexact(b) && x == Math.floor(x) && y == Math.floor(y) && Math.abs(x) < EXACT && Math.abs(y) < EXACT;
   if (ints) {
     let r: f64 = 0;
     if (op == 0) r = x + y;
@@ -322,12 +338,14 @@ export function arithNum(op: i32, a: usize, b: usize): usize {
     }
     if (Math.abs(r) < EXACT && r == Math.floor(r)) return mkNum(r == 0 ? 0 : r);
   }
-  if (op == 4) {
-    if (!ints) { fail('not supported on wasm: remainder of non-integers or big numbers'); return 0; }
-  }
   const A = bdOf(a);
   const B = bdOf(b);
   if (A == 0 || B == 0) { fail('not supported on wasm: arithmetic on a computed fraction'); return 0; }
+  if (op == 4) {
+    // integers only ("modulo on floating-point number" is an error: undefined)
+    if (!bdIsInt(A) || !bdIsInt(B) || bdIsZero(B)) return 0;
+    return bdToNum(bdRemInt(A, B));
+  }
   let R: usize = 0;
   if (op == 0 || op == 1) R = bdAdd(A, B, op == 1);
   else if (op == 2) R = bdMul(A, B);

@@ -331,10 +331,13 @@ export function runes(p: usize, n: i32): i32 {
   return r;
 }
 
-/** An integer a double holds exactly (big numbers abort). */
+/** An integer a double holds exactly (big numbers and integers beyond 2^53 abort). */
 export function intOf(v: usize): bool {
   if (tag(v) != T_NUM) return false;
   if (numInexact(v)) { fail('not supported on wasm: big numbers'); return false; }
   const x = numVal(v);
-  return x == Math.floor(x);
+  if (x != Math.floor(x)) return false;
+  // a double holds integers exactly only within ±2^53 (1e26 is not 10^26)
+  if (Math.abs(x) >= 9007199254740992) { fail('not supported on wasm: integer operands beyond 2^53'); return false; }
+  return true;
 }
