@@ -10,9 +10,8 @@ import type { Engine } from '../engine/engine.js';
 import type { EngineHost } from '../engine/host.js';
 import type { EvalOutcome, InputPayload } from '../engine/protocol.js';
 import type { DecisionEvent } from '../plugins/contract.js';
-import { setLazyField } from '../plugins/event-json.js';
+import { RENDERED, type RenderedEvent } from '../plugins/event-json.js';
 import type { BodyLimits, ParsedDocument } from './body.js';
-import { sortedJSONText } from './json.js';
 
 export interface BuildInfo {
   version: string;
@@ -24,6 +23,8 @@ export interface BuildInfo {
 /** The running plugins, as the API uses them (server/plugins startPlugins() result). */
 export interface AttachedPlugins {
   logDecision(event: DecisionEvent): void | Promise<void>;
+  /** The plugin takes events whose input/result are rendered (event-json.ts RENDERED); others get Rego values. */
+  readonly rendersEvents?: boolean;
   /** The status document the status plugin reports. */
   status(): unknown;
   stop(): Promise<void>;
@@ -98,20 +99,28 @@ export interface DecisionRecord {
 export function logDecision(ctx: ServerContext, req: FastifyRequest, d: DecisionRecord): void {
   if (!ctx.config.decisionLogs || !ctx.plugins || d.decisionId === undefined) return;
   // Built by assignment (not conditional spreads): this runs for every logged decision.
-  const event: DecisionEvent = { labels: ctx.host.labels(), decision_id: d.decisionId, requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`, timestamp: new Date().toISOString() };
+  const event: RenderedEvent = {
+    labels: ctx.host.labels(),
+    decision_id: d.decisionId,
+    requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`,
+    timestamp: new Date().toISOString(),
+    [RENDERED]: undefined,
+  };
   if (d.path !== undefined) event.path = d.path;
   if (d.query !== undefined) event.query = d.query;
-  // Input and result become Rego values only when something reads them (a mask or
-  // drop policy, a host's plugin); the uploaded JSON is written from the parsed
-  // request and the result text (event-json.ts setLazyField).
+  // With the server's own plugins, input and result become Rego values only when
+  // something reads them (a mask or drop policy): the uploaded JSON is written from
+  // the parsed request and the result text (event-json.ts RENDERED, withValues).
+  const rendered = ctx.plugins.rendersEvents === true;
   const input = d.input;
   if (input !== undefined) {
     if (input.exact !== undefined) event.input = input.exact;
-    else setLazyField(event, 'input', () => fromJS(input.js), () => sortedJSONText(input.js));
+    else if (rendered) event[RENDERED] = { input: input.js };
+    else event.input = fromJS(input.js);
   } else if (d.inputValue !== undefined) event.input = d.inputValue;
   const resultText = d.resultText;
   if (resultText !== undefined) {
-    if (d.resultIsValueText && !resultText.includes('\n')) setLazyField(event, 'result', () => parseJSON(resultText), resultText);
+    if (rendered && d.resultIsValueText && !resultText.includes('\n')) (event[RENDERED] ??= {}).resultText = resultText;
     else event.result = parseJSON(resultText);
   }
   const active = ctx.host.activeBundles();

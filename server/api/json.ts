@@ -43,37 +43,3 @@ function write(x: unknown, indent: string, cur: string): string {
   return '{' + nl + entries.map(([k, v]) => inner + JSON.stringify(k) + sep + write(v, indent, inner)).join(',' + nl) + nl + cur + '}';
 }
 
-/**
- * Plain JSON data (as JSON.parse gives it) as the JSON text of the Rego value
- * fromJS would make of it: object keys sorted, numbers as formatNumber prints a
- * double (String(n); -0 is 0), no HTML escaping (toJSONText's output, without
- * building the value first).
- */
-export function sortedJSONText(x: unknown): string {
-  if (x === null || x === undefined) return 'null';
-  switch (typeof x) {
-    case 'string':
-      return JSON.stringify(x);
-    case 'number':
-      return String(x === 0 ? 0 : x);
-    case 'boolean':
-      return x ? 'true' : 'false';
-    case 'object':
-      break;
-    default:
-      return 'null';
-  }
-  if (Array.isArray(x)) {
-    let out = '[';
-    for (let i = 0; i < x.length; i++) out += (i ? ',' : '') + sortedJSONText(x[i]);
-    return out + ']';
-  }
-  const o = x as Record<string, unknown>;
-  const keys = Object.keys(o);
-  let ordered = true;
-  for (let i = 1; i < keys.length && ordered; i++) if (keys[i - 1]! > keys[i]!) ordered = false;
-  if (!ordered) keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + sortedJSONText(o[keys[i]!]);
-  return out + '}';
-}

@@ -3,7 +3,7 @@
 // toJSONText. Masking applies the result of the mask policy: JSON pointers
 // (erase, listed in `erased`) or `{op: upsert|remove, path, value}` objects
 // (listed in `masked` / `erased`), only under /input, /result, /nd_builtin_cache.
-import { RObject, RSet, fromJS, toJS, toJSONText, type Value } from '../../runtime/index.js';
+import { RObject, RSet, fromJS, parseJSON, toJS, toJSONText, type Value } from '../../runtime/index.js';
 import type { DecisionEvent } from './contract.js';
 
 const ORDER = ['labels', 'decision_id', 'trace_id', 'span_id', 'revision', 'bundles', 'path', 'query', 'input', 'result', 'mapped_result', 'nd_builtin_cache', 'erased', 'masked', 'error', 'requested_by', 'timestamp', 'metrics', 'req_id', 'request_context'];
@@ -13,47 +13,72 @@ const PLAIN_FIELDS = new Set(['labels', 'decision_id', 'trace_id', 'span_id', 'r
 const KNOWN = new Set(ORDER);
 
 /**
- * Fields of an event whose JSON text was rendered when the event was made (the
- * request's parsed input, the result text of the evaluation): eventJSON splices
- * the text in, so an event that no mask or drop policy looks at never converts its
- * input and result to Rego values and back. Kept in a non-enumerable property, so a
- * copy of the event ({...e}, applyMask) falls back to the values.
+ * A Data API decision's input and result, kept as they came (the parsed request
+ * JSON, the result's JSON text) instead of Rego values: eventJSON writes them
+ * as text, and withValues() makes the values when something needs them (a mask
+ * policy, a host plugin). An event's own `input` / `result`, once set, win.
  */
-const RENDERED = Symbol('regent.renderedEventFields');
-type Rendered = Partial<Record<'input' | 'result', string | (() => string)>>;
-type WithRendered = DecisionEvent & { [RENDERED]?: Rendered };
+export const RENDERED = Symbol('regent.renderedEventFields');
+export interface RenderedFields {
+  /** The input as plain JSON data (JSON.parse output). */
+  input?: unknown;
+  /** Its JSON text, made on first use. */
+  inputText?: string;
+  /** The result's JSON text (toJSONText, compact). */
+  resultText?: string;
+}
+export type RenderedEvent = DecisionEvent & { [RENDERED]?: RenderedFields | undefined };
 
-/**
- * Set `event[key]` to a value made on first read (then kept), with its JSON text
- * for eventJSON (a string, or a function called once when the event is written).
- * Assigning the field replaces both.
- */
-export function setLazyField(event: DecisionEvent, key: 'input' | 'result', value: () => Value, text: string | (() => string)): void {
-  const e = event as WithRendered;
-  let rendered = e[RENDERED];
-  if (rendered === undefined) {
-    rendered = {};
-    Object.defineProperty(e, RENDERED, { value: rendered, enumerable: false });
-  }
-  rendered[key] = text;
-  Object.defineProperty(e, key, {
-    configurable: true,
-    enumerable: true,
-    get(): Value {
-      const v = value();
-      Object.defineProperty(e, key, { value: v, writable: true, configurable: true, enumerable: true });
-      return v;
-    },
-    set(v: Value): void {
-      delete rendered![key];
-      Object.defineProperty(e, key, { value: v, writable: true, configurable: true, enumerable: true });
-    },
-  });
+/** The event with `input` and `result` as Rego values (filled in from the rendered fields, in place). */
+export function withValues<E extends DecisionEvent>(event: E): E {
+  const e = event as E & RenderedEvent;
+  const r = e[RENDERED];
+  if (r === undefined) return event;
+  if (e.input === undefined && r.input !== undefined) e.input = fromJS(r.input);
+  if (e.result === undefined && r.resultText !== undefined) e.result = parseJSON(r.resultText);
+  e[RENDERED] = undefined;
+  return event;
 }
 
-function renderedText(r: Rendered, key: 'input' | 'result'): string | undefined {
-  const t = r[key];
-  return typeof t === 'function' ? (r[key] = t()) : t;
+/**
+ * Plain JSON data (as JSON.parse gives it) as the JSON text of the Rego value
+ * fromJS would make of it: object keys sorted, numbers as formatNumber prints a
+ * double (String(n); -0 is 0), no HTML escaping (toJSONText's output, without
+ * building the value first).
+ */
+export function sortedJSONText(x: unknown): string {
+  if (x === null || x === undefined) return 'null';
+  switch (typeof x) {
+    case 'string':
+      return JSON.stringify(x);
+    case 'number':
+      return String(x === 0 ? 0 : x);
+    case 'boolean':
+      return x ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return 'null';
+  }
+  if (Array.isArray(x)) {
+    let out = '[';
+    for (let i = 0; i < x.length; i++) out += (i ? ',' : '') + sortedJSONText(x[i]);
+    return out + ']';
+  }
+  const o = x as Record<string, unknown>;
+  const keys = Object.keys(o);
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) if (keys[i - 1]! > keys[i]!) ordered = false;
+  if (!ordered) keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + sortedJSONText(o[keys[i]!]);
+  return out + '}';
+}
+
+function renderedText(r: RenderedFields, key: string): string | undefined {
+  if (key === 'input') return r.input === undefined ? undefined : (r.inputText ??= sortedJSONText(r.input));
+  if (key === 'result') return r.resultText;
+  return undefined;
 }
 
 /** `"key":` for each known field, made once. */
@@ -69,17 +94,15 @@ function fieldJSON(key: string, v: unknown): string {
 /** The event as one JSON object, fields in OPA's struct order, undefined fields omitted. */
 export function eventJSON(e: DecisionEvent): string {
   const rec = e as unknown as Record<string, unknown>;
-  const rendered = (e as WithRendered)[RENDERED];
+  const rendered = (e as RenderedEvent)[RENDERED];
   let out = '';
   for (const k of ORDER) {
-    // A pre-rendered field is read as text, without calling its lazy getter.
-    const text = rendered !== undefined && (k === 'input' || k === 'result') && rendered[k] !== undefined && k in rec ? renderedText(rendered, k) : undefined;
-    if (text !== undefined) {
-      out += (out ? ',' : '') + KEY_PREFIX.get(k)! + text;
-      continue;
-    }
     const v = rec[k];
     if (v !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + fieldJSON(k, v);
+    else if (rendered !== undefined) {
+      const text = renderedText(rendered, k);
+      if (text !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + text;
+    }
   }
   const extra = Object.keys(rec).filter((k) => !KNOWN.has(k) && rec[k] !== undefined);
   for (const k of extra.sort()) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, rec[k]);
@@ -124,6 +147,7 @@ function setIn(v: Value, segs: string[], value: Value | undefined, create: boole
 
 /** Apply a mask policy result to an event (returns a new event). */
 export function applyMask(e: DecisionEvent, mask: Value): DecisionEvent {
+  withValues(e);
   const items = mask instanceof RSet ? mask.values() : Array.isArray(mask) ? mask : [];
   const out = { ...e } as Record<string, unknown>;
   const erased: string[] = [...(e.erased ?? [])];

@@ -52,6 +52,8 @@ export interface RunningPlugins {
   stop(): Promise<void>;
   /** Hand one decision to the decision logs plugin (no-op when not configured). */
   logDecision(event: DecisionEvent): Promise<void>;
+  /** logDecision reads events with rendered input/result fields (event-json.ts RENDERED). */
+  readonly rendersEvents: true;
   /** True when decision logging is configured (the server then returns decision_id). */
   readonly decisionLogsEnabled: boolean;
   /** The current status document (as the status plugin would send it; gathers the registry). */
@@ -173,6 +175,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
     legacyBundle: legacy,
     downloaders,
     logDecision: (event) => (logs ? logs.log(event) : Promise.resolve()),
+    rendersEvents: true,
     status: () => reporter.document(),
     triggerBundles: async () => {
       await Promise.all([...downloaders.values()].map((d) => d.trigger()));

@@ -1,14 +1,13 @@
-// The cheap decision-log path: events whose input and result are written from the
-// parsed request and the result text (setLazyField, sortedJSONText) must give the
-// same JSON as events built from Rego values, turn into values when read, and
-// chunking must keep every event, in order, under the upload limit.
+// The cheap decision-log path: events whose input and result are kept as the
+// parsed request and the result text (event-json.ts RENDERED, sortedJSONText) must
+// give the same JSON as events built from Rego values, become values for masking
+// (withValues), and chunking must keep every event, in order, under the limit.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { fromJS, parseJSON, toJSONText } from '../../runtime/index.js';
-import { sortedJSONText } from '../../server/api/json.js';
 import type { DecisionEvent } from '../../server/plugins/contract.js';
 import { encodeChunks } from '../../server/plugins/decision-logs.js';
-import { applyMask, eventJSON, eventValue, setLazyField } from '../../server/plugins/event-json.js';
+import { RENDERED, applyMask, eventJSON, eventValue, sortedJSONText, withValues, type RenderedEvent } from '../../server/plugins/event-json.js';
 
 const samples: unknown[] = [
   { user: 'bob', action: 'update', type: 'finance' },
@@ -23,11 +22,8 @@ function plainEvent(input: unknown, resultText: string): DecisionEvent {
   return { labels: { id: 'i', version: 'v' }, decision_id: 'd1', path: 'rbac/allow', input: fromJS(input), result: parseJSON(resultText), timestamp: 't' };
 }
 
-function lazyEvent(input: unknown, resultText: string): DecisionEvent {
-  const e: DecisionEvent = { labels: { id: 'i', version: 'v' }, decision_id: 'd1', path: 'rbac/allow', timestamp: 't' };
-  setLazyField(e, 'input', () => fromJS(input), () => sortedJSONText(input));
-  setLazyField(e, 'result', () => parseJSON(resultText), resultText);
-  return e;
+function lazyEvent(input: unknown, resultText: string): RenderedEvent {
+  return { labels: { id: 'i', version: 'v' }, decision_id: 'd1', path: 'rbac/allow', timestamp: 't', [RENDERED]: { input, resultText } };
 }
 
 describe('sortedJSONText', () => {
@@ -36,28 +32,26 @@ describe('sortedJSONText', () => {
   });
 });
 
-describe('lazy event fields', () => {
+describe('rendered event fields', () => {
   it('give the same event JSON as values, without building them', () => {
     for (const s of samples) {
       const result = toJSONText(fromJS({ allow: s }));
-      let built = false;
-      const e: DecisionEvent = { labels: {}, decision_id: 'd', timestamp: 't' };
-      setLazyField(e, 'input', () => ((built = true), fromJS(s)), () => sortedJSONText(s));
-      setLazyField(e, 'result', () => ((built = true), parseJSON(result)), result);
-      expect(eventJSON(e)).toBe(eventJSON({ labels: {}, decision_id: 'd', timestamp: 't', input: fromJS(s), result: parseJSON(result) }));
-      expect(built).toBe(false);
-      expect(eventJSON(lazyEvent(s, result))).toBe(eventJSON(plainEvent(s, result)));
+      const e = lazyEvent(s, result);
+      expect(eventJSON(e)).toBe(eventJSON(plainEvent(s, result)));
+      expect(e.input).toBeUndefined();
+      expect(e.result).toBeUndefined();
     }
   });
 
-  it('become values when read, and an assignment replaces the rendered text', () => {
+  it('become values with withValues, and the event own values win', () => {
     const e = lazyEvent({ user: 'bob' }, '{"allow":true}');
-    expect(toJSONText(e.input!)).toBe('{"user":"bob"}');
-    expect(Object.keys(e)).toContain('input');
     e.result = fromJS({ allow: false });
     expect(JSON.parse(eventJSON(e))).toMatchObject({ input: { user: 'bob' }, result: { allow: false } });
-    delete e.input;
-    expect(JSON.parse(eventJSON(e))).not.toHaveProperty('input');
+    withValues(e);
+    expect(toJSONText(e.input!)).toBe('{"user":"bob"}');
+    expect(toJSONText(e.result!)).toBe('{"allow":false}');
+    expect(e[RENDERED]).toBeUndefined();
+    expect(eventJSON(e)).toBe(eventJSON({ ...plainEvent({ user: 'bob' }, '{"allow":false}') }));
   });
 
   it('are masked and fed to policies as values', () => {
