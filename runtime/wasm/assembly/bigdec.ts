@@ -1,8 +1,9 @@
 // Regent's Wasm runtime: exact decimal numbers (sign, decimal digits, power-of-ten
 // exponent) for arithmetic and comparisons a double cannot do exactly. The JS runtime
-// (runtime/value/number.ts, arith.ts) keeps integers exact at any size and prints short
-// decimals exactly; results it would round like Go's big.Float (non-integers with 16 or
-// more significant digits) abort here as "not supported on wasm" instead.
+// (runtime/value/number.ts, arith.ts) keeps integers exact at any size and fractions of
+// up to 15 or of 18–19 significant digits as decimals; other fractions (and every
+// non-integer quotient) become the nearest double, printed as JS prints it
+// (bdShortestDouble). Values beyond the range of doubles abort as "not supported".
 //
 //   BigDec [neg i32, n i32 (digit count), exp i32, digits ptr (u8 0..9, most significant first)]
 // value = ±digits × 10^exp; normalized: no leading or trailing zero digits; zero has n = 0.
@@ -175,7 +176,7 @@ export function bdDigits(d: usize): i32 { return nd(d); }
  * a / b: the quotient when it is an integer or a decimal with at most `maxSig`
  * significant digits; 0 otherwise (the caller decides). b must not be zero.
  */
-export function bdDiv(a: usize, b: usize, maxSig: i32): usize {
+export function bdDiv(a: usize, b: usize, maxSig: i32, truncate: bool = false): usize {
   if (nd(a) == 0) return a;
   // long division of the digit strings: a' = digits(a), b' = digits(b)
   const q = alloc(<usize>(maxSig + nd(a) + 2));
@@ -202,13 +203,16 @@ export function bdDiv(a: usize, b: usize, maxSig: i32): usize {
     if (digit != 0) started = true;
     if (started) {
       store<u8>(q + qn++, <u8>digit);
-      if (qn > maxSig + nd(a) + 1) return 0;
+      if (qn > maxSig + nd(a) + 1) {
+        if (!truncate) return 0;
+        break; // the quotient cut after maxSig + nd(a) + 2 digits
+      }
     }
     if (i >= nd(a) && nd(rem) == 0) break;
   }
   // quotient digits end at 10^e
   const r = make(neg(a) != neg(b), q, qn, e);
-  if (!bdIsInt(r) && nd(r) > maxSig) return 0;
+  if (!truncate && !bdIsInt(r) && nd(r) > maxSig) return 0;
   return r;
 }
 
@@ -351,11 +355,15 @@ export function arithNum(op: i32, a: usize, b: usize): usize {
   else if (op == 2) R = bdMul(A, B);
   else {
     if (bdIsZero(B)) return 0;
-    R = bdDiv(A, B, 15);
-    if (R == 0) { fail('not supported on wasm: a quotient the JS runtime rounds to float64'); return 0; }
+    // an integer quotient stays exact; any other is the double nearest to it (big.Float)
+    R = bdDiv(A, B, 60, true);
+    if (bdIsInt(R) && bdIsZero(bdAdd(bdMul(R, B), A, true))) return bdToNum(R);
+    return bdToNum(bdShortestDouble(R));
   }
-  if (!bdIsInt(R) && bdDigits(R) > 15) { fail('not supported on wasm: a fraction the JS runtime rounds to float64'); return 0; }
-  return bdToNum(R);
+  // as the JS runtime's finish(): integers exact, fractions of 18-19 digits kept as
+  // decimals, shorter and longer ones become the nearest double (printed shortest)
+  if (bdIsInt(R) || bdDigits(R) <= 15 || (bdDigits(R) >= 18 && bdDigits(R) <= 19)) return bdToNum(R);
+  return bdToNum(bdShortestDouble(R));
 }
 
 /** 2^k exactly (k may be negative: 0.5^-k), by squaring. */
@@ -396,4 +404,43 @@ export function bdLit(s: string): usize {
   const p = alloc(<usize>s.length);
   for (let i = 0; i < s.length; i++) store<u8>(p + i, <u8>s.charCodeAt(i));
   return bdParse(p, s.length);
+}
+
+/** d rounded to p significant digits, half to even. */
+function roundSig(d: usize, p: i32): usize {
+  const shift = p - (nd(d) + ex(d)); // scale so that p digits are integral
+  const scaled = make(neg(d), <usize>load<i32>(d, 12), nd(d), ex(d) + shift);
+  const r = bdRoundInt(scaled, 3);
+  return nd(r) == 0 ? r : make(neg(r), <usize>load<i32>(r, 12), nd(r), ex(r) - shift);
+}
+
+/**
+ * The double nearest to d (half to even), as the shortest decimal that reads back to
+ * it (JS's Number#toString digits: the fewest digits, then the closest). Aborts outside
+ * the normal range of doubles.
+ */
+export function bdShortestDouble(d: usize): usize {
+  if (nd(d) == 0) return d;
+  const a = make(false, <usize>load<i32>(d, 12), nd(d), ex(d));
+  const sci = nd(a) + ex(a) - 1;
+  if (sci > 300 || sci < -300) { fail('not supported on wasm: a fraction beyond the range of doubles'); return 0; }
+  let e = <i32>Math.floor(Math.log2(Math.max(textApprox(a), 1e-300)));
+  while (bdCmp(a, bdPow2(e + 1)) >= 0) e++;
+  while (bdCmp(a, bdPow2(e)) < 0) e--;
+  let m = bdRoundInt(bdMul(a, bdPow2(52 - e)), 3);
+  if (bdCmp(m, bdPow2(53)) >= 0) { m = bdPow2(52); e++; }
+  // at a power of two the next double below is half as far away as the one above
+  const lopsided = bdCmp(m, bdPow2(52)) == 0;
+  const D = bdMul(m, bdPow2(e - 52));
+  const half = bdPow2(e - 53);
+  const halfBelow = lopsided ? bdPow2(e - 54) : half;
+  const even = ex(m) > 0 || (dg(m, nd(m) - 1) & 1) == 0; // ties go to the even mantissa
+  for (let p = 1; p <= 17; p++) {
+    const c = roundSig(D, p);
+    const diff = bdAdd(c, D, true);
+    const dist = make(false, <usize>load<i32>(diff, 12), nd(diff), ex(diff));
+    const k = bdCmp(dist, bdCmp(c, D) < 0 ? halfBelow : half);
+    if (k < 0 || (k == 0 && even)) return neg(d) && nd(c) > 0 ? make(true, <usize>load<i32>(c, 12), nd(c), ex(c)) : c;
+  }
+  return neg(d) ? make(true, <usize>load<i32>(D, 12), nd(D), ex(D)) : D;
 }

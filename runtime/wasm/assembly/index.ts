@@ -303,11 +303,9 @@ function setOp(op: i32, a: usize, b: usize): usize {
 
 /**
  * plus, minus, mul, div, rem by op 0..4 (5 = or, 6 = and on sets), with the JS
- * runtime's semantics: integers within ±2^53 on doubles; everything else exactly on
- * decimals (bigdec.ts): integers of any size, and non-integer results of at most 15
- * significant digits (those print the same either way). Results the JS runtime rounds
- * like big.Float (longer fractions, non-terminating quotients) abort as unsupported.
- * Undefined on wrong types or division by zero.
+ * runtime's semantics (bigdec.ts, arithNum): integers within ±2^53 on doubles,
+ * everything else on exact decimals, rounded to the nearest double where the JS
+ * runtime keeps a double. Undefined on wrong types or division by zero.
  */
 export function rt_arith(op: i32, a: usize, b: usize): usize {
   if (tag(a) == T_SET && tag(b) == T_SET && (op == 1 || op >= 5)) return setOp(op, a, b);
