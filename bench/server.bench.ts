@@ -14,7 +14,9 @@
 // REGENT_BENCH_SOURCES=1 (tsx adds a naming helper call to every closure, which
 // costs the request path a few percent).
 // Run: npm run bench:server  (REGENT_BENCH_SECONDS per round, REGENT_BENCH_ROUNDS,
-// REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS)
+// REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS;
+// REGENT_BENCH_DIST=<dir> runs another build; REGENT_BENCH_BEFORE=<dir> adds the same
+// variants from a second build (an older commit's) to the same interleaved rounds)
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { spawnSync } from 'node:child_process';
@@ -49,16 +51,16 @@ function distIsCurrent(): boolean {
 }
 
 /** The server modules: dist/ (rebuilt when stale; type errors do not stop tsc emitting) or the sources. */
-async function serverModules() {
-  const fromSources = process.env.REGENT_BENCH_SOURCES === '1';
-  if (!fromSources && !distIsCurrent()) {
+async function serverModules(otherDist = process.env.REGENT_BENCH_DIST) {
+  const fromSources = otherDist === undefined && process.env.REGENT_BENCH_SOURCES === '1';
+  if (!fromSources && otherDist === undefined && !distIsCurrent()) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
   }
-  const base = fromSources ? root : join(root, 'dist');
+  const base = fromSources ? root : (otherDist ?? join(root, 'dist'));
   const load = (p: string) => import(pathToFileURL(join(base, p + (fromSources ? '.ts' : '.js'))).href);
   const [index, config, loader, plugins] = await Promise.all([load('server/index'), load('server/config/config'), load('server/engine/loader'), load('server/plugins/index')]);
   return {
-    mode: fromSources ? 'sources (tsx)' : 'dist',
+    mode: fromSources ? 'sources (tsx)' : (otherDist ?? 'dist'),
     buildServer: index.buildServer as typeof import('../server/index.js').buildServer,
     loadConfig: config.loadConfig as typeof import('../server/config/config.js').loadConfig,
     loadPaths: loader.loadPaths as typeof import('../server/engine/loader.js').loadPaths,
@@ -113,13 +115,15 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+type Modules = Awaited<ReturnType<typeof serverModules>>;
 const mods = await serverModules();
+const before = process.env.REGENT_BENCH_BEFORE ? await serverModules(process.env.REGENT_BENCH_BEFORE) : undefined;
 
-async function regentApp(workers: number, configText = ''): Promise<FastifyInstance> {
-  const config = mods.loadConfig({ version: 'bench', text: configText });
-  const app = await mods.buildServer({ config, workers });
-  await mods.loadPaths(app.regent.engine, app.regent.host, [join(root, 'examples', 'rbac')]);
-  if (configText) app.regent.attachPlugins(await mods.startPlugins(config.document, app.regent.host, {}));
+async function regentApp(workers: number, configText = '', m: Modules = mods): Promise<FastifyInstance> {
+  const config = m.loadConfig({ version: 'bench', text: configText });
+  const app = await m.buildServer({ config, workers });
+  await m.loadPaths(app.regent.engine, app.regent.host, [join(root, 'examples', 'rbac')]);
+  if (configText) app.regent.attachPlugins(await m.startPlugins(config.document, app.regent.host, {}));
   return app;
 }
 
@@ -130,6 +134,10 @@ const baseline = await listen('empty fastify route', emptyApp(), '/empty');
 const targets: Target[] = [];
 for (const workers of workerCounts) targets.push(await listen(`POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers), '/v1/data/rbac/allow'));
 for (const workers of logWorkerCounts) targets.push(await listen(`  ... with decision logs (workers: ${workers})`, await regentApp(workers, logsConfig), '/v1/data/rbac/allow'));
+if (before) {
+  for (const workers of workerCounts) targets.push(await listen(`before: POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers, '', before), '/v1/data/rbac/allow'));
+  for (const workers of logWorkerCounts) targets.push(await listen(`before:  ... with decision logs (workers: ${workers})`, await regentApp(workers, logsConfig, before), '/v1/data/rbac/allow'));
+}
 try {
   for (const t of [baseline, ...targets]) await measure(t, 1, false); // warm-up
   for (let r = 0; r < rounds; r++) for (const t of [baseline, ...targets]) await measure(t, seconds);
@@ -137,7 +145,7 @@ try {
   for (const t of [baseline, ...targets]) await t.app.close();
   await sink.close();
 }
-console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, server from ${mods.mode}`);
+console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, server from ${mods.mode}${before ? `, before: ${before.mode}` : ''}`);
 for (const t of [baseline, ...targets]) {
   const ratios = t.rps.map((x, i) => x / baseline.rps[i]!);
   const cpuRatios = t.cpu.map((x, i) => baseline.cpu[i]! / x);
