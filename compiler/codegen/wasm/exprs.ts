@@ -38,7 +38,7 @@ const NATIVE_ARITY: Record<string, number> = {
   'net.cidr_contains': 2, 'net.cidr_overlap': 2, 'net.cidr_intersects': 2, 'net.cidr_contains_matches': 2,
   // runtime/wasm/assembly/natives-encoding.ts
   'base64.decode': 1, 'base64.is_valid': 1, 'base64url.decode': 1, 'hex.encode': 1, 'hex.decode': 1,
-  'urlquery.encode': 1, 'urlquery.decode': 1,
+  'urlquery.encode': 1, 'urlquery.decode': 1, 'urlquery.encode_object': 1, 'urlquery.decode_object': 1,
 };
 
 /**
@@ -49,7 +49,7 @@ const NATIVE_ARITY: Record<string, number> = {
  */
 const HOST_FALLBACK = new Set(['net.cidr_contains', 'net.cidr_overlap', 'net.cidr_intersects', 'net.cidr_contains_matches',
   'lower', 'upper', 'trim', 'trim_left', 'trim_right', 'to_number',
-  'base64.decode', 'base64url.decode', 'hex.decode', 'urlquery.decode']);
+  'base64.decode', 'base64url.decode', 'hex.decode', 'urlquery.decode', 'urlquery.encode_object', 'urlquery.decode_object']);
 
 const CMP: Record<string, number> = { equal: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 };
 const ARITH: Record<string, number> = { plus: 0, minus: 1, mul: 2, div: 3, rem: 4, or: 5, and: 6 };

@@ -8,7 +8,7 @@ import {
   tag, len, item, objKey, objVal, numVal, strData, compare, fail, isStr, intOf, runes,
 } from './values';
 import { rtb_split, rtb_concat } from './builtins';
-import { bdOf, bdToNum, bdRoundInt } from './bigdec';
+import { bdOf, bdToNum, bdRoundInt, bdMul, bdPow2, bdIsInt, bdIsZero } from './bigdec';
 import { rt_go_replace } from './natives-strings';
 
 // ---------------------------------------------------------------- more strings and collections
@@ -232,6 +232,7 @@ export function rtb_base64url_encode_no_pad(s: usize): usize { return b64(s, tru
 
 /** bits.and/or/xor/lsh/rsh by op 0..4 on integers (results beyond ±2^53 abort). */
 function bits(a: usize, b: usize, op: i32): usize {
+  if (op == 3 && tag(a) == T_NUM && (numInexact(a) || Math.abs(numVal(a)) >= 4503599627370496)) return bigShiftLeft(a, b);
   if (!intOf(a) || !intOf(b)) return 0;
   const x = <i64>numVal(a);
   const y = <i64>numVal(b);
@@ -242,13 +243,22 @@ function bits(a: usize, b: usize, op: i32): usize {
   else {
     if (y < 0) return 0;
     if (op == 3) {
-      if (y >= 53) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
-      r = x << y;
+      if (y >= 53 || (r = x << y, (r >> y) != x) || Math.abs(<f64>r) >= 9007199254740992) return bigShiftLeft(a, b);
     } else r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
   }
   const f = <f64>r;
-  if (Math.abs(f) >= 9007199254740992 || (op == 3 && (r >> y) != x)) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
+  if (Math.abs(f) >= 9007199254740992) { fail('not supported on wasm: integers beyond 2^53'); return 0; }
   return mkNum(f);
+}
+
+/** bits.lsh beyond 2^53: x × 2^s exactly (big.Int's Lsh), up to 2^20 bits as the JS builtin. */
+function bigShiftLeft(a: usize, b: usize): usize {
+  if (!intOf(b) || numVal(b) < 0) return 0;
+  const A = bdOf(a);
+  if (A == 0 || !bdIsInt(A)) return 0;
+  if (bdIsZero(A)) return mkNum(0);
+  if (numVal(b) > 1000000) { fail('not supported on wasm: bits.lsh by more than 10^6'); return 0; }
+  return bdToNum(bdMul(A, bdPow2(<i32>numVal(b))));
 }
 export function rtb_bits_and(a: usize, b: usize): usize { return bits(a, b, 0); }
 export function rtb_bits_or(a: usize, b: usize): usize { return bits(a, b, 1); }

@@ -1,9 +1,10 @@
 // Regent's Wasm runtime: native decoding builtins (base64.decode/is_valid,
-// base64url.decode, hex.encode/decode, urlquery.encode/decode) with the semantics of
+// base64url.decode, hex.encode/decode, urlquery.encode/decode/encode_object/
+// decode_object) with the semantics of
 // runtime/builtins/encoding.ts (Go's padded base64 with newlines ignored, Go's
 // url.QueryEscape/QueryUnescape). Decoded bytes that are not valid UTF-8 (the JS
 // runtime substitutes U+FFFD) are left to the host: the native answers 1.
-import { alloc, mkBool, mkStr, len, strData, isStr } from './values';
+import { T_ARR, T_SET, T_OBJ, alloc, mkBool, mkStr, mkArr, mkObj, arrPush, objPut, objGet, tag, len, item, objKey, objVal, strData, isStr } from './values';
 
 const HOST: usize = 1;
 
@@ -172,16 +173,14 @@ export function rtb_urlquery_encode(s: usize): usize {
   return mkStr(out, o);
 }
 
-/** Go's url.QueryUnescape (`+` is a space; a bad `%` escape is an error). */
-export function rtb_urlquery_decode(s: usize): usize {
-  if (!isStr(s)) return 0;
-  const out = alloc(<usize>len(s) + 1);
+/** Go's url.QueryUnescape of n bytes at p: a string, 0 (a bad `%` escape) or HOST (not UTF-8). */
+function unescape(p: usize, n: i32): usize {
+  const out = alloc(<usize>n + 1);
   let o = 0;
-  const p = strData(s);
-  for (let i = 0; i < len(s);) {
+  for (let i = 0; i < n;) {
     const c = <i32>load<u8>(p + i);
     if (c == 0x25) {
-      if (i + 2 >= len(s)) return 0;
+      if (i + 2 >= n) return 0;
       const a = hexVal(<i32>load<u8>(p + i + 1));
       const b = hexVal(<i32>load<u8>(p + i + 2));
       if (a < 0 || b < 0) return 0;
@@ -194,4 +193,88 @@ export function rtb_urlquery_decode(s: usize): usize {
   }
   outLen = o;
   return decoded(out);
+}
+
+/** Go's url.QueryUnescape (`+` is a space; a bad `%` escape is an error). */
+export function rtb_urlquery_decode(s: usize): usize {
+  if (!isStr(s)) return 0;
+  return unescape(strData(s), len(s));
+}
+
+/** Go's url.Values.Encode: keys in order, `k=v` for a string or each member of an array/set. */
+export function rtb_urlquery_encode_object(o: usize): usize {
+  if (tag(o) != T_OBJ) return 0;
+  const parts = mkArr(4);
+  for (let i = 0; i < len(o); i++) {
+    const k = objKey(o, i);
+    if (!isStr(k)) return HOST; // the JS runtime's key text and order for non-string keys
+    for (let j = 0; j < len(k); j++) if (load<u8>(strData(k) + j) >= 0x80) return HOST; // UTF-16 order there
+    const ek = rtb_urlquery_encode(k);
+    const v = objVal(o, i);
+    const t = tag(v);
+    if (isStr(v)) arrPush(parts, pair(ek, rtb_urlquery_encode(v)));
+    else if (t == T_ARR || t == T_SET) {
+      for (let j = 0; j < len(v); j++) {
+        if (!isStr(item(v, j))) return 0;
+        arrPush(parts, pair(ek, rtb_urlquery_encode(item(v, j))));
+      }
+    } else return 0;
+  }
+  let n = 0;
+  for (let i = 0; i < len(parts); i++) n += len(item(parts, i)) + 1;
+  const out = alloc(<usize>n + 1);
+  let w = 0;
+  for (let i = 0; i < len(parts); i++) {
+    if (i > 0) store<u8>(out + w++, 0x26);
+    const x = item(parts, i);
+    memory.copy(out + w, strData(x), <usize>len(x));
+    w += len(x);
+  }
+  return mkStr(out, w);
+}
+
+function pair(k: usize, v: usize): usize {
+  const out = alloc(<usize>(len(k) + len(v) + 1));
+  memory.copy(out, strData(k), <usize>len(k));
+  store<u8>(out + len(k), 0x3d);
+  memory.copy(out + len(k) + 1, strData(v), <usize>len(v));
+  return mkStr(out, len(k) + len(v) + 1);
+}
+
+/** Go's url.ParseQuery: `&`-separated `k=v` pairs into an object of arrays (a `;` is an error). */
+export function rtb_urlquery_decode_object(s: usize): usize {
+  if (!isStr(s)) return 0;
+  const p = strData(s);
+  const n = len(s);
+  const out = mkObj();
+  let bad = false;
+  let host = false;
+  let a = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i < n && load<u8>(p + i) != 0x26) continue;
+    if (i > a) {
+      let eq = -1;
+      let semi = false;
+      for (let j = a; j < i; j++) {
+        const c = load<u8>(p + j);
+        if (c == 0x3b) semi = true;
+        if (c == 0x3d && eq < 0) eq = j;
+      }
+      if (semi) bad = true;
+      else {
+        const k = unescape(p + a, (eq < 0 ? i : eq) - a);
+        const v = eq < 0 ? unescape(p, 0) : unescape(p + eq + 1, i - eq - 1);
+        if (k == 0 || v == 0) bad = true;
+        else if (k == HOST || v == HOST) host = true;
+        else {
+          let list = objGet(out, k);
+          if (list == 0) { list = mkArr(2); objPut(out, k, list); }
+          arrPush(list, v);
+        }
+      }
+    }
+    a = i + 1;
+  }
+  if (bad) return 0;
+  return host ? HOST : out;
 }
