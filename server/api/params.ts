@@ -109,8 +109,22 @@ export function toDataPath(segs: string[]): DataPath {
   return { segs, query: dataQuery(segs), direct: segs.every((s) => !/^-?\d+$/.test(s)), key: segs.join('\u0000') };
 }
 
+let lastUrl = '';
+let lastPrefix = '';
+let lastDataPath: DataPath | undefined;
+
 /** The data path of a request URL after `prefix`, cached per URL path (decision traffic repeats a few paths). */
 export function dataPath(url: string, prefix: string): DataPath {
+  // The previous request's URL, compared as is: no key string to build and hash.
+  if (url === lastUrl && prefix === lastPrefix && lastDataPath !== undefined) return lastDataPath;
+  const dp = cachedDataPath(url, prefix);
+  lastUrl = url;
+  lastPrefix = prefix;
+  lastDataPath = dp;
+  return dp;
+}
+
+function cachedDataPath(url: string, prefix: string): DataPath {
   const path = urlPath(url);
   const cacheKey = prefix + '\u0000' + path;
   let dp = dataPaths.get(cacheKey);
