@@ -49,11 +49,20 @@ export function parseNumberString(s: string): RNumber {
   return d.isZero() ? 0 : parseNumber(d.toString());
 }
 
+const PLAIN_DECIMAL = /^-?\d{1,16}(?:\.\d{1,16})?$/;
+
 function toNumber(v: Value): Value {
   if (v === null) return 0;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (isNumber(v)) return v;
   if (typeof v === 'string') {
+    // Fast path: a plain decimal ("512", "0.5", "-3") that is its double's shortest
+    // spelling; anything else (exponents, leading zeros, big or long numbers) goes
+    // through the exact parser below.
+    if (PLAIN_DECIMAL.test(v)) {
+      const n = Number(v);
+      if (String(n) === v && (Number.isSafeInteger(n) || !Number.isInteger(n))) return n;
+    }
     const lower = v.replace(/^[+-]+/, '').toLowerCase();
     if (lower === 'inf' || lower === 'infinity' || lower === 'nan') throw operandError(1, 'valid number string', v);
     return parseNumberString(v);

@@ -25,6 +25,10 @@ export function isNumber(v: unknown): v is RNumber {
 /** Parse number text from Rego or JSON source without losing precision. */
 export function parseNumber(text: string): RNumber {
   const n = Number(text);
+  // Fast path: the text is exactly the double's shortest spelling, so it is that
+  // double's decimal value (decimal.js builds `new D(n)` from `String(n)`); integers
+  // must also be safe, as below.
+  if (String(n) === text && (Number.isSafeInteger(n) || (!Number.isInteger(n) && Number.isFinite(n)))) return n === 0 ? 0 : n;
   if (Number.isFinite(n) && fitsDouble(n, text)) return n === 0 ? 0 : n;
   return normalizeNumber(new D(text));
 }

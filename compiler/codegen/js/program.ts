@@ -177,7 +177,7 @@ export class Program extends RuleCompiler implements ProgramOps {
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      return orDefault(this.single(this.defs[id]!, c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
+      return orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
     } finally {
       this.depth--;
     }

@@ -49,6 +49,15 @@ interface CompiledIndex {
   always: CompiledDef[];
 }
 
+interface FunctionIndex {
+  /** The argument position the index reads. */
+  pos: number;
+  byString: Map<string, CompiledDef[]>;
+  byKey: Map<string, CompiledDef[]>;
+  /** Definitions with a non-constant pattern at `pos`: candidates for any argument. */
+  always: CompiledDef[];
+}
+
 /** A generated body: runs `sink` per solution; true = stopped. */
 export type NativeBody = (f: Slots, c: EvalContext, sink: K) => boolean;
 
@@ -80,6 +89,67 @@ export abstract class RuleCompiler {
     this.constantGroups = ir.groups.map((g) => constantValue(g, rt));
     this.defs = ir.groups.map((g) => g.defs.map((d) => this.compileDef(d)));
     this.indexes = ir.groups.map((g) => this.compileIndex(g));
+    this.fnIndexes = ir.groups.map((g) => this.compileFunctionIndex(g));
+  }
+
+  /** Per function group: its index on one constant argument (see compileFunctionIndex). */
+  private readonly fnIndexes: (FunctionIndex | undefined)[];
+
+  /**
+   * Function definitions indexed on a constant argument, as OPA's rule index does for
+   * functions: for `f("E") = …`, `f("P") = …`, … the argument position where most
+   * definitions have a constant scalar pattern becomes a key → definitions map (each
+   * list keeps the definitions' order and includes those with a non-constant pattern
+   * there). A definition left out cannot match: its constant differs from the argument,
+   * so its parameter match would fail before its body runs.
+   */
+  private compileFunctionIndex(g: RuleGroup): FunctionIndex | undefined {
+    if (g.kind !== 'function' || g.defs.length < 2) return undefined;
+    const constAt = (d: RuleDef, i: number): Value | undefined => {
+      const p = d.params[i];
+      if (p?.k !== 'value' || p.expr.k !== 'const') return undefined;
+      const v = p.expr.value;
+      return typeof v === 'object' && v !== null ? undefined : v;
+    };
+    const arity = g.defs[0]!.params.length;
+    let pos = -1;
+    let most = 1;
+    for (let i = 0; i < arity; i++) {
+      const n = g.defs.filter((d) => constAt(d, i) !== undefined).length;
+      if (n > most) [pos, most] = [i, n];
+    }
+    if (pos < 0) return undefined;
+    const defs = this.defs[g.id]!;
+    const keyed = new Map<string, { key: Value; ids: number[] }>();
+    const always: number[] = [];
+    g.defs.forEach((d, i) => {
+      const v = constAt(d, pos);
+      if (v === undefined) return void always.push(i);
+      const k = this.rt.canonicalKey(v);
+      const e = keyed.get(k) ?? { key: v, ids: [] };
+      e.ids.push(i);
+      keyed.set(k, e);
+    });
+    const pick = (ids: number[]): CompiledDef[] => [...ids].sort((a, b) => a - b).map((i) => defs[i]!);
+    const byString = new Map<string, CompiledDef[]>();
+    const byKey = new Map<string, CompiledDef[]>();
+    for (const [k, e] of keyed) {
+      const list = pick([...e.ids, ...always]);
+      if (typeof e.key === 'string') byString.set(e.key, list);
+      else byKey.set(k, list);
+    }
+    return { pos, byString, byKey, always: pick(always) };
+  }
+
+  /** The definitions of function group `id` whose parameters may match `args`. */
+  protected functionCandidates(id: number, args: Value[]): CompiledDef[] {
+    const ix = this.fnIndexes[id];
+    if (ix === undefined) return this.defs[id]!;
+    const v = args[ix.pos];
+    if (typeof v === 'string') return ix.byString.get(v) ?? ix.always;
+    // A constant scalar pattern never matches a composite value.
+    if (v === undefined || ix.byKey.size === 0 || Array.isArray(v) || v instanceof this.rt.RObject || v instanceof this.rt.RSet) return ix.always;
+    return ix.byKey.get(this.rt.canonicalKey(v)) ?? ix.always;
   }
 
   /** Per group: its rule index, with the definitions to run for each key (see passes/rule-index.ts). */
