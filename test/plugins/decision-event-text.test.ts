@@ -7,6 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { fromJS, parseJSON, toJSONText } from '../../runtime/index.js';
 import type { DecisionEvent } from '../../server/plugins/contract.js';
 import { encodeChunks } from '../../server/plugins/decision-logs.js';
+import { buildServer } from '../../server/index.js';
+import { loadConfig } from '../../server/config/config.js';
+import { startPlugins } from '../../server/plugins/index.js';
+import { startServer } from './helpers.js';
 import { RENDERED, applyMask, eventJSON, eventValue, sortedJSONText, withValues, type RenderedEvent } from '../../server/plugins/event-json.js';
 
 const samples: unknown[] = [
@@ -75,5 +79,41 @@ describe('encodeChunks', () => {
     // Most chunks are filled well (the estimate aims at 90% of the limit).
     const full = chunks.slice(0, -1).filter((c) => c.body.length > limit / 2).length;
     expect(full).toBeGreaterThanOrEqual(chunks.length - 2);
+  });
+});
+
+describe('decision logs through the engine server', () => {
+  it('uploads rendered input and result as values would be written, and masks them by policy', async () => {
+    const uploads: unknown[] = [];
+    const collector = await startServer((_req, body, res) => {
+      uploads.push(...(JSON.parse(gunzipSync(body).toString('utf8')) as unknown[]));
+      res.statusCode = 204;
+      res.end();
+    });
+    const config = loadConfig({ text: JSON.stringify({ services: { c: { url: collector.url } }, decision_logs: { service: 'c', reporting: { min_delay_seconds: 3600, max_delay_seconds: 7200 } } }), version: 'test' });
+    const app = await buildServer({ config });
+    const plugins = await startPlugins(config.document, app.regent.host);
+    app.regent.attachPlugins(plugins);
+    try {
+      const put = (id: string, text: string) => app.inject({ method: 'PUT', url: `/v1/policies/${id}`, payload: text, headers: { 'content-type': 'text/plain' } });
+      expect((await put('p', 'package app\n\nresult := {"z": input.n, "a": [input.user, 1.5]}\n')).statusCode).toBe(200);
+      const input = { user: 'bob', n: 12345678901234, password: 'pw', b: { y: 1, x: '<&>' } };
+      const r1 = await app.inject({ method: 'POST', url: '/v1/data/app/result', payload: { input } });
+      expect(JSON.parse(r1.body)).toMatchObject({ result: { z: 12345678901234, a: ['bob', 1.5] } });
+      // A mask policy: the event's input becomes a value and loses the password.
+      expect((await put('mask', 'package system.log\n\nmask contains "/input/password"\n')).statusCode).toBe(200);
+      await app.inject({ method: 'POST', url: '/v1/data/app/result', payload: { input } });
+      await plugins.flushDecisionLogs();
+      expect(uploads).toHaveLength(2);
+      const [plain, masked] = uploads as Record<string, unknown>[];
+      expect(plain).toMatchObject({ path: 'app/result', input, result: { z: 12345678901234, a: ['bob', 1.5] } });
+      // Keys sorted, as OPA writes the event.
+      expect(Object.keys(plain!.input as object)).toEqual(['b', 'n', 'password', 'user']);
+      expect(masked).toMatchObject({ input: { user: 'bob', n: 12345678901234, b: { x: '<&>', y: 1 } }, result: { z: 12345678901234 }, erased: ['/input/password'] });
+      expect(masked!.input).not.toHaveProperty('password');
+    } finally {
+      await app.close();
+      await collector.close();
+    }
   });
 });
