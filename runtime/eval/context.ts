@@ -96,6 +96,19 @@ export class EvalContext implements BuiltinContext {
     return (this.memoTable ??= new Memo());
   }
 
+  /**
+   * Memoized results of user-function calls for group `id` (as OPA's function output
+   * cache): nested maps keyed by each argument (scalars by value, composites by
+   * identity), the last level holding the result or NO_VALUE. Made on first use; a
+   * `with` block's derived context starts empty, like the rule memo.
+   */
+  fnResults(id: number): Map<unknown, unknown> {
+    const t = (this.fnTable ??= []);
+    return (t[id] ??= new Map());
+  }
+
+  private fnTable: (Map<unknown, unknown> | undefined)[] | undefined;
+
   /** Memoized virtual documents of tree nodes (made on first use). */
   get nodeMemo(): Memo {
     return (this.nodeMemoMap ??= new Memo());

@@ -175,9 +175,22 @@ export class Program extends RuleCompiler implements ProgramOps {
       const name = dataRefText(g.path);
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
+    // OPA memoizes function outputs per evaluation: look the arguments up level by level.
+    let m = c.fnResults(id);
+    const last = args.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = m.get(args[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) m.set(args[i], (next = new Map()));
+      m = next;
+    }
+    const key = last < 0 ? NO_ARGS : args[last];
+    const hit = m.get(key) as Value | typeof this.rt.NO_VALUE | undefined;
+    if (hit !== undefined) return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      return orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
+      const v = orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
+      m.set(key, v === undefined ? this.rt.NO_VALUE : v);
+      return v;
     } finally {
       this.depth--;
     }
@@ -240,6 +253,8 @@ export class Program extends RuleCompiler implements ProgramOps {
 }
 
 const IN_PROGRESS = Symbol('in-progress');
+/** The memo key of a call without arguments. */
+const NO_ARGS = Symbol('no-args');
 
 /** `v ?? d` without treating Rego `null` as missing. */
 function orDefault(v: Value | undefined, d: Value | undefined): Value | undefined {
