@@ -39,6 +39,8 @@ const NATIVE_ARITY: Record<string, number> = {
   // runtime/wasm/assembly/natives-encoding.ts
   'base64.decode': 1, 'base64.is_valid': 1, 'base64url.decode': 1, 'hex.encode': 1, 'hex.decode': 1,
   'urlquery.encode': 1, 'urlquery.decode': 1, 'urlquery.encode_object': 1, 'urlquery.decode_object': 1,
+  // runtime/wasm/assembly/natives-uuid.ts
+  'uuid.parse': 1,
 };
 
 /**

@@ -8,7 +8,7 @@ import {
   alloc, mkBool, mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
   tag, len, item, objKey, objVal, numVal, strData, compare, numInexact, fail, isStr, intOf, runes,
 } from './values';
-import { arithNum } from './bigdec';
+import { arithNum } from './arith';
 
 
 function isColl(v: usize): bool { const t = tag(v); return t == T_ARR || t == T_SET; }

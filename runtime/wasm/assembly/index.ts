@@ -19,8 +19,9 @@ export * from './natives-glob';
 export * from './natives-semver';
 export * from './natives-net';
 export * from './natives-encoding';
+export * from './natives-uuid';
 import { dumpJSON, dumpValueText, termText } from './dump';
-import { arithNum } from './bigdec';
+import { arithNum } from './arith';
 
 // ---------------------------------------------------------------- imports
 

@@ -9,7 +9,8 @@ import {
   alloc, mkNum, tag, len, strData, fail, isStr,
 } from './values';
 import { textToF64 } from './json';
-import { bdParse, bdMul, bdAdd, bdIsInt, bdDigits, bdToNum, bdRoundHalfUp, bdRoundInt, bdCmp, bdIsZero, bdRound64, bdLit } from './bigdec';
+import { bdParse, bdMul, bdAdd, bdIsInt, bdDigits, bdToNum, bdRoundHalfUp, bdRoundInt, bdCmp, bdIsZero, bdLit } from './bigdec';
+import { bdRound64 } from './arith';
 
 /** A decimal the JS runtime prints as it is: integers, and fractions of ≤ 15 or ≥ 18 digits. */
 function exactNum(d: usize): usize {
