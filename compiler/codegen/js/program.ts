@@ -35,11 +35,20 @@ export class Program extends RuleCompiler implements ProgramOps {
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
+      // Members stream to `fn` as they are found; when `fn` never stops the
+      // enumeration, they are also the complete set, memoized for later references
+      // (a rule like gatekeeper's `violation` matches `general_violation[…]` twice).
+      const out = new this.rt.RSet();
+      const collect = (v: Value): boolean => {
+        out.add(v);
+        return fn(v);
+      };
       const defs = this.candidates(this.ir.groups[id]!, c);
       for (let i = 0; i < defs.length; i++) {
         const d = defs[i]!;
-        if (d.runValue(d.frame(), c, fn)) return true;
+        if (d.runValue(d.frame(), c, collect)) return true;
       }
+      c.memo.set(id, out);
       return false;
     } finally {
       this.depth--;
