@@ -3,7 +3,9 @@
 // the same invariant ref (input, base data, constant keys), the group gets an
 // index: constant → definitions. At run time the back end evaluates the ref once
 // and runs only the matching definitions plus those without such a condition.
-// Definitions with `else` chains, and function groups, are never indexed.
+// Definitions with `else` chains are never indexed here; function groups are
+// indexed on a constant argument by the back end (compiler/codegen/js/rule-compiler.ts,
+// compileFunctionIndex), since their lookup key is an argument, not a ref.
 import type { Expr, RuleDef, RuleGroup, RuleIndex } from '../ir/ir.js';
 import { canonicalKey, type Value } from '../../runtime/value/index.js';
 import type { Pass } from './pass.js';
