@@ -124,10 +124,8 @@ class Walker {
         if (d >= 0x30 && d <= 0x39) {
           if (++digits >= 16) this.exact = true;
         } else if (d === 0x65 || d === 0x45) {
-          let k = j + 1;
-          if (b[k] === 0x2b || b[k] === 0x2d) k++;
-          if (b[k]! >= 0x30 && b[k]! <= 0x39 && b[k + 1]! >= 0x30 && b[k + 1]! <= 0x39 && b[k + 2]! >= 0x30 && b[k + 2]! <= 0x39) this.exact = true;
-        } else digits = 0;
+          if (largeExponent(b, j + 1)) this.exact = true;
+        } else if (d !== 0x2e) digits = 0; // digits count across the decimal point
         j++;
       }
       if (j === i) this.fail(i);
@@ -149,11 +147,9 @@ class Walker {
         if (++digits >= 16) this.exact = true;
       } else {
         if ((d === 0x65 || d === 0x45) && digits > 0) {
-          let k = j + 1;
-          if (b[k] === 0x2b || b[k] === 0x2d) k++;
-          if (b[k]! >= 0x30 && b[k]! <= 0x39 && b[k + 1]! >= 0x30 && b[k + 1]! <= 0x39 && b[k + 2]! >= 0x30 && b[k + 2]! <= 0x39) this.exact = true;
+          if (largeExponent(b, j + 1)) this.exact = true;
         }
-        digits = 0;
+        if (d !== 0x2e) digits = 0; // digits count across the decimal point
       }
     }
     if (limit === b.length) this.fail(i);
@@ -333,4 +329,16 @@ export async function buildDocument(bytes: Bytes, opts: BuildOptions): Promise<V
       until = performance.now() + sliceMs;
     }
   }
+}
+
+/**
+ * Whether the exponent starting at `k` (after `e`/`E`) may leave a double inexact:
+ * two or more digits (`e30`), three or more when negative (`e-300`). As
+ * INEXACT_NUMBER in runtime/value/json.ts.
+ */
+function largeExponent(b: Uint8Array, k: number): boolean {
+  const isDigit = (x: number | undefined) => x !== undefined && x >= 0x30 && x <= 0x39;
+  const negative = b[k] === 0x2d;
+  if (b[k] === 0x2b || negative) k++;
+  return isDigit(b[k]) && isDigit(b[k + 1]) && (!negative || isDigit(b[k + 2]));
 }

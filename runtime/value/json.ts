@@ -29,9 +29,18 @@ export function fromJS(x: unknown): Value {
   return o;
 }
 
-/** Parse JSON text into a Rego value, keeping integers beyond 2^53 exact. */
+/**
+ * Text that may hold a number a double cannot keep exact (OPA keeps JSON numbers
+ * as their text): 16 or more digits in a row, counted across a decimal point
+ * (`684004062482084.046880866`), or a large exponent (`1e30`, `1e-300`). A match in
+ * a string only costs the slower exact parser; parseNumber still picks a double
+ * whenever one represents the number exactly.
+ */
+export const INEXACT_NUMBER = /\d[\d.]{15,}|[eE]\+?\d{2,}|[eE]-\d{3,}/;
+
+/** Parse JSON text into a Rego value, keeping numbers beyond a double's precision exact. */
 export function parseJSON(text: string): Value {
-  if (/\d{16,}|[eE][+-]?\d{3,}/.test(text)) return parseJSONExact(text);
+  if (INEXACT_NUMBER.test(text)) return parseJSONExact(text);
   return fromJS(JSON.parse(text));
 }
 

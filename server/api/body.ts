@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { load as loadYAML } from 'js-yaml';
-import { YAMLLimitError, checkYAMLDocument, goJSONDecode, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
+import { YAMLLimitError, checkYAMLDocument, goJSONDecode, INEXACT_NUMBER, nestingDepth, parseJSON, type GoJSONMode, type Value } from '../../runtime/index.js';
 import { MSG, badRequest } from './errors.js';
 import { bodyInfo } from './body-reader.js';
 import { goYAMLError } from './go-yaml-errors.js';
@@ -28,7 +28,7 @@ export interface ParsedDocument {
   exact?: Value;
 }
 
-const BIG_NUMBER = /\d{16,}|[eE][+-]?\d{3,}/;
+const BIG_NUMBER = INEXACT_NUMBER;
 /** Where a request's parsed body is kept (null: parsed, empty). A property, not a WeakMap: cheaper per request. */
 const PARSED_BODY = Symbol('regent.parsedBody');
 type WithParsedBody = FastifyRequest & { [PARSED_BODY]?: ParsedDocument | null };

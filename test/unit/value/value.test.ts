@@ -103,6 +103,14 @@ describe('JSON', () => {
     expect(toJSONText(v)).toBe('{"n":123456789012345678901234567890}');
   });
 
+  it('keeps long decimals and large exponents exact, as OPA keeps JSON numbers', () => {
+    // 15 digits before the point and 9 after: no 16-digit run, still beyond a double
+    expect(toJSONText(parseJSON('{"x": -684004062482084.046880866}'))).toBe('{"x":-684004062482084.046880866}');
+    // 1e30 as a double is 1000000000000000019884624838656
+    expect(toJSONText(parseJSON('[1e30]'))).toBe('[1000000000000000000000000000000]');
+    expect(toJSONText(parseJSON('[0.5, 1e5, 2.25]'))).toBe('[0.5,100000,2.25]');
+  });
+
   it('prints Rego terms as OPA does', () => {
     expect(formatTerm(RSet.of([]))).toBe('set()');
     expect(formatTerm(fromJS({ a: ['b', 1] }))).toBe('{"a": ["b", 1]}');
