@@ -99,7 +99,7 @@ export class EvalContext implements BuiltinContext {
   /**
    * Memoized results of user-function calls for group `id` (as OPA's function output
    * cache): nested maps keyed by each argument (scalars by value, composites by
-   * identity), the last level holding the result or NO_VALUE. Made on first use; a
+   * identity), the last level holding the result (NO_VALUE: undefined). Made on first use; a
    * `with` block's derived context starts empty, like the rule memo.
    */
   fnResults(id: number): Map<unknown, unknown> {

@@ -2,8 +2,9 @@
 // program.ts callFunction, runtime/eval/context.ts fnResults), as OPA memoizes function
 // outputs: a second call with the same arguments reuses the first result. The memo
 // must not leak across `with` (input, data, function mocks), must tell apart
-// arguments that differ (composites by identity, 1 and "1"), and must remember
-// undefined results. Checked against the reference interpreter and expected values.
+// arguments that differ (composites by identity, 1 and "1"), and remember undefined
+// results only in policies without `print` (OPA keeps only defined ones: with a
+// `print`, an undefined call must run, and print, again). Checked against the reference interpreter and expected values.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
@@ -57,7 +58,25 @@ const EXPECTED: Record<string, unknown> = {
   zero: 50,
 };
 
+const PRINTING = `package p
+
+big(x) := x if {
+  print("big", x)
+  x > 5
+}
+r := [y | some y in [1, 1, 9, 9]; big(y)]
+`;
+
 describe('function result memo', () => {
+  it('with print in the policy, keeps defined results only, as OPA', () => {
+    for (const backend of ['js', 'closures'] as const) {
+      const lines: string[] = [];
+      const v = compile([{ file: 'p.rego', text: PRINTING }], { backend }).prepareDecision(['p', 'r'])({ data: fromJS({}), print: (m: string) => lines.push(m) });
+      expect(v === undefined ? undefined : toJS(v)).toEqual([9, 9]);
+      expect(lines.map((l) => l.replace(/^.*?: /, ''))).toEqual(['big 1', 'big 1', 'big 9']);
+    }
+  });
+
   const input = fromJS({ k: { a: 1 }, n: 7 });
   const data = fromJS({ d: { a: 'data' } });
   for (const backend of ['js', 'closures'] as const) {

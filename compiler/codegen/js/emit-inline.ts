@@ -16,7 +16,7 @@ import { _, Code, join, type Name } from './code.js';
 import { Unsupported, type Emitter } from './emit.js';
 
 /** Whether IR (a body, an expression) holds a `print` statement, at any depth. */
-function hasPrint(node: unknown): boolean {
+export function hasPrint(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(hasPrint);
   if (node === null || typeof node !== 'object') return false;
   const n = node as { k?: unknown };

@@ -12,6 +12,7 @@ import type { ProgramOps } from './closures.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
+import { hasPrint } from './emit-inline.js';
 import { MAX_CALL_DEPTH, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
 export type { Backend } from './rule-compiler.js';
@@ -21,8 +22,12 @@ export class Program extends RuleCompiler implements ProgramOps {
 
   constructor(ir: PolicyIR, rt: RuntimeScope, backend: Backend = 'js') {
     super(ir, rt, backend);
+    this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
   }
+
+  /** Whether any rule or function of the policy calls `print` (see callFunction's memo). */
+  private readonly prints: boolean;
 
   /** The virtual document tree (shared with the reference interpreter). */
   private readonly docs: DocumentTree;
@@ -198,7 +203,10 @@ export class Program extends RuleCompiler implements ProgramOps {
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
       const v = orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
-      m.set(key, v === undefined ? this.rt.NO_VALUE : v);
+      // OPA keeps only defined results, so an undefined call runs (and prints) again.
+      // Without any `print` in the policy that is not observable: keep undefined too.
+      if (v !== undefined) m.set(key, v);
+      else if (!this.prints) m.set(key, this.rt.NO_VALUE);
       return v;
     } finally {
       this.depth--;
