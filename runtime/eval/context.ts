@@ -97,17 +97,25 @@ export class EvalContext implements BuiltinContext {
   }
 
   /**
-   * Memoized results of user-function calls for group `id` (as OPA's function output
-   * cache): nested maps keyed by each argument (scalars by value, composites by
-   * identity), the last level holding the result (NO_VALUE: undefined). Made on first use; a
-   * `with` block's derived context starts empty, like the rule memo.
+   * The memo of user-function group `id`'s results in this context (as OPA's function
+   * output cache; its layout is the caller's, compiler/codegen/js/program.ts), or
+   * undefined on the group's first call here unless `eager`: the memo starts at the
+   * second call, so a function called once per evaluation pays no table. A `with` block's derived
+   * context starts empty, like the rule memo.
    */
-  fnResults(id: number): Map<unknown, unknown> {
-    const t = (this.fnTable ??= []);
-    return (t[id] ??= new Map());
+  fnResults(id: number, eager: boolean): Map<unknown, unknown> | undefined {
+    // Sized on first use (as Memo): setting a large id in an empty array makes it sparse.
+    const t = (this.fnTable ??= new Array(id < 16 ? 16 : id + 16));
+    const m = t[id];
+    if (m === undefined && !eager) {
+      t[id] = null;
+      return undefined;
+    }
+    return m ?? (t[id] = new Map());
   }
 
-  private fnTable: (Map<unknown, unknown> | undefined)[] | undefined;
+  /** Per function group: undefined (never called), null (called once), or its memo. */
+  private fnTable: (Map<unknown, unknown> | null | undefined)[] | undefined;
 
   /** Memoized virtual documents of tree nodes (made on first use). */
   get nodeMemo(): Memo {

@@ -66,6 +66,15 @@ big(x) := x if {
 }
 r := [y | some y in [1, 1, 9, 9]; big(y)]
 `;
+// A defined call prints once even when it is the function's first call.
+const PRINTING_FIRST = `package p
+
+big(x) := x if {
+  print("big", x)
+  x > 5
+}
+r := [y | some y in [9, 9, 1, 1]; big(y)]
+`;
 
 describe('function result memo', () => {
   it('with print in the policy, keeps defined results only, as OPA', () => {
@@ -74,6 +83,9 @@ describe('function result memo', () => {
       const v = compile([{ file: 'p.rego', text: PRINTING }], { backend }).prepareDecision(['p', 'r'])({ data: fromJS({}), print: (m: string) => lines.push(m) });
       expect(v === undefined ? undefined : toJS(v)).toEqual([9, 9]);
       expect(lines.map((l) => l.replace(/^.*?: /, ''))).toEqual(['big 1', 'big 1', 'big 9']);
+      const first: string[] = [];
+      compile([{ file: 'p.rego', text: PRINTING_FIRST }], { backend }).prepareDecision(['p', 'r'])({ data: fromJS({}), print: (m: string) => first.push(m) });
+      expect(first.map((l) => l.replace(/^.*?: /, ''))).toEqual(['big 9', 'big 1', 'big 1']);
     }
   });
 

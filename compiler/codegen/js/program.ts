@@ -189,25 +189,52 @@ export class Program extends RuleCompiler implements ProgramOps {
       const name = dataRefText(g.path);
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
-    // OPA memoizes function outputs per evaluation: look the arguments up level by level.
-    let m = c.fnResults(id);
-    const last = args.length - 1;
-    for (let i = 0; i < last; i++) {
-      let next = m.get(args[i]) as Map<unknown, unknown> | undefined;
-      if (next === undefined) m.set(args[i], (next = new Map()));
-      m = next;
+    // OPA memoizes function outputs per evaluation. Here the memo starts at a function's
+    // second call in this context (most functions of a small decision run once, and a
+    // table per call would cost them more than it saves): one Map per function keyed by
+    // the first argument; with more arguments, each entry is a flat list of
+    // [arg2 … argN, result] records compared by identity (scalars by value).
+    // A policy that prints memoizes from the first call, so a defined call prints once, as in OPA.
+    const m = c.fnResults(id, this.prints);
+    if (m === undefined) return this.evalFunction(id, g.default, args, c);
+    const n = args.length;
+    const key = n === 0 ? NO_ARGS : args[0];
+    const NO_VALUE = this.rt.NO_VALUE;
+    if (n <= 1) {
+      const hit = m.get(key) as Value | typeof NO_VALUE | undefined;
+      if (hit !== undefined) return hit === NO_VALUE ? undefined : (hit as Value);
+    } else {
+      const list = m.get(key) as unknown[] | undefined;
+      if (list !== undefined) {
+        for (let j = 0; j < list.length; j += n) {
+          let same = true;
+          for (let i = 1; i < n && same; i++) same = list[j + i - 1] === args[i];
+          if (same) {
+            const hit = list[j + n - 1];
+            return hit === NO_VALUE ? undefined : (hit as Value);
+          }
+        }
+      }
     }
-    const key = last < 0 ? NO_ARGS : args[last];
-    const hit = m.get(key) as Value | typeof this.rt.NO_VALUE | undefined;
-    if (hit !== undefined) return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
+    const v = this.evalFunction(id, g.default, args, c);
+    // OPA keeps only defined results, so an undefined call runs (and prints) again.
+    // Without any `print` in the policy that is not observable: keep undefined too.
+    if (v === undefined && this.prints) return v;
+    const stored = v === undefined ? NO_VALUE : v;
+    if (n <= 1) m.set(key, stored);
+    else {
+      let list = m.get(key) as unknown[] | undefined;
+      if (list === undefined) m.set(key, (list = []));
+      for (let i = 1; i < n; i++) list.push(args[i]);
+      list.push(stored);
+    }
+    return v;
+  }
+
+  private evalFunction(id: number, dflt: Value | undefined, args: Value[], c: EvalContext): Value | undefined {
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      const v = orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), g.default);
-      // OPA keeps only defined results, so an undefined call runs (and prints) again.
-      // Without any `print` in the policy that is not observable: keep undefined too.
-      if (v !== undefined) m.set(key, v);
-      else if (!this.prints) m.set(key, this.rt.NO_VALUE);
-      return v;
+      return orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), dflt);
     } finally {
       this.depth--;
     }
