@@ -114,6 +114,19 @@ export class EvalContext implements BuiltinContext {
     return m ?? (t[id] = new Map());
   }
 
+  /**
+   * True on the first generator scan of set rule `id` in this context, false after
+   * (the JS back end collects and memoizes the members from the second scan on).
+   */
+  firstScan(id: number): boolean {
+    const s = (this.scanned ??= new Set());
+    if (s.has(id)) return false;
+    s.add(id);
+    return true;
+  }
+
+  private scanned: Set<number> | undefined;
+
   /** Per function group: undefined (never called), null (called once), or its memo. */
   private fnTable: (Map<unknown, unknown> | null | undefined)[] | undefined;
 

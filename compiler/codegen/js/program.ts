@@ -23,11 +23,15 @@ export class Program extends RuleCompiler implements ProgramOps {
   constructor(ir: PolicyIR, rt: RuntimeScope, backend: Backend = 'js') {
     super(ir, rt, backend);
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
+    this.scanSites = countScanSites(ir);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
   }
 
   /** Whether any rule or function of the policy calls `print` (see callFunction's memo). */
   private readonly prints: boolean;
+
+  /** Per group: how many rule bodies scan it as a generator (see generateSet). */
+  private readonly scanSites: number[];
 
   /** The virtual document tree (shared with the reference interpreter). */
   private readonly docs: DocumentTree;
@@ -40,15 +44,25 @@ export class Program extends RuleCompiler implements ProgramOps {
     }
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      // Members stream to `fn` as they are found; when `fn` never stops the
-      // enumeration, they are also the complete set, memoized for later references
-      // (a rule like gatekeeper's `violation` matches `general_violation[…]` twice).
+      const defs = this.candidates(this.ir.groups[id]!, c);
+      // Members stream to `fn` as they are found. When the rule is scanned from two or
+      // more places (gatekeeper's `violation` matches `general_violation[…]` twice), or
+      // this is its second scan in this context (a scan inside a loop), they are also
+      // collected: if `fn` never stops the enumeration, that is the complete set,
+      // memoized for later scans. A single scan that stops at its first match (ACI's
+      // existence tests) pays for no set.
+      if (this.scanSites[id]! < 2 && c.firstScan(id)) {
+        for (let i = 0; i < defs.length; i++) {
+          const d = defs[i]!;
+          if (d.runValue(d.frame(), c, fn)) return true;
+        }
+        return false;
+      }
       const out = new this.rt.RSet();
       const collect = (v: Value): boolean => {
         out.add(v);
         return fn(v);
       };
-      const defs = this.candidates(this.ir.groups[id]!, c);
       for (let i = 0; i < defs.length; i++) {
         const d = defs[i]!;
         if (d.runValue(d.frame(), c, collect)) return true;
@@ -297,6 +311,24 @@ export class Program extends RuleCompiler implements ProgramOps {
 }
 
 const IN_PROGRESS = Symbol('in-progress');
+
+/** Per rule group: the number of `scan` statements over it in every rule body (any depth). */
+function countScanSites(ir: PolicyIR): number[] {
+  const counts = ir.groups.map(() => 0);
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) walk(x);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const n = node as { k?: unknown; source?: { k?: unknown; group?: number } };
+    if (n.k === 'const') return;
+    if (n.k === 'scan' && n.source?.k === 'rule' && n.source.group !== undefined) counts[n.source.group]!++;
+    for (const [key, v] of Object.entries(node)) if (key !== 'loc') walk(v);
+  };
+  for (const g of ir.groups) walk(g.defs);
+  return counts;
+}
 /** The memo key of a call without arguments. */
 const NO_ARGS = Symbol('no-args');
 
