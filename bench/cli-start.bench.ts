@@ -8,9 +8,9 @@
 // is newer, before the run and between rounds (others may be editing the checkout),
 // unless REGENT_BENCH_NO_BUILD=1, and says which one it measured.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { distIsCurrent } from './dist-freshness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const regent = join(root, 'bin', 'regent.js');
@@ -51,26 +51,12 @@ function timeProcess(argv: string[]): number {
   return ms;
 }
 
-function newestSource(dir: string, newest = 0): number {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = newestSource(p, newest);
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
 /** Whether bin/regent.js will run dist/ (the same rule, computed here once). */
-function distIsCurrent(): boolean {
-  const built = join(root, 'dist', 'cli', 'main.js');
-  if (!existsSync(built)) return false;
-  const at = statSync(built).mtimeMs;
-  return ['cli', 'compiler', 'runtime', 'server'].every((d) => newestSource(join(root, d)) <= at);
-}
+const cliDistIsCurrent = (): boolean => distIsCurrent('cli/main.js', ['cli', 'compiler', 'runtime', 'server']);
 
 /** `tsc -p tsconfig.build.json` when a source is newer than dist/ (type errors do not stop it emitting). */
 function ensureBuilt(): void {
-  if (process.env.REGENT_BENCH_NO_BUILD === '1' || distIsCurrent()) return;
+  if (process.env.REGENT_BENCH_NO_BUILD === '1' || cliDistIsCurrent()) return;
   spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
 }
 
@@ -86,7 +72,7 @@ export function runCliStartBench(opts: { rounds?: number } = {}): CliStartResult
     COMMANDS.forEach((c, k) => per[k]!.push(timeProcess(c.argv)));
   }
   return {
-    mode: distIsCurrent() ? 'dist' : 'tsx',
+    mode: cliDistIsCurrent() ? 'dist' : 'tsx',
     nodeMs: median(node),
     rounds,
     commands: COMMANDS.map((c, k) => ({ name: c.name, ms: median(per[k]!), ratio: median(per[k]!.map((x, r) => x / node[r]!)) })),

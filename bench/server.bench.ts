@@ -20,10 +20,10 @@
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { distIsCurrent } from './dist-freshness.js';
 
 const seconds = Number(process.env.REGENT_BENCH_SECONDS ?? 2);
 const rounds = Number(process.env.REGENT_BENCH_ROUNDS ?? 3);
@@ -33,27 +33,12 @@ const logWorkerCounts = (process.env.REGENT_BENCH_LOG_WORKERS ?? String(workerCo
 const body = JSON.stringify({ input: { user: 'bob', action: 'update', type: 'finance' } });
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 
-function newestSource(dir: string, newest = 0): number {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = newestSource(p, newest);
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** dist/ holds a build at least as new as every server-side source. */
-function distIsCurrent(): boolean {
-  const built = join(root, 'dist', 'server', 'index.js');
-  if (!existsSync(built)) return false;
-  const at = statSync(built).mtimeMs;
-  return ['compiler', 'runtime', 'server'].every((d) => newestSource(join(root, d)) <= at);
-}
+const serverDistIsCurrent = (): boolean => distIsCurrent('server/index.js', ['compiler', 'runtime', 'server']);
 
 /** The server modules: dist/ (rebuilt when stale; type errors do not stop tsc emitting) or the sources. */
 async function serverModules(otherDist = process.env.REGENT_BENCH_DIST) {
   const fromSources = otherDist === undefined && process.env.REGENT_BENCH_SOURCES === '1';
-  if (!fromSources && otherDist === undefined && !distIsCurrent()) {
+  if (!fromSources && otherDist === undefined && !serverDistIsCurrent()) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
   }
   const base = fromSources ? root : (otherDist ?? join(root, 'dist'));

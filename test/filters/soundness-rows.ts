@@ -6,22 +6,14 @@
 import { filters as f, type CompiledPolicy } from '../../compiler/index.js';
 import { fromJS } from '../../runtime/index.js';
 import { partialEval } from './helpers.js';
+import { prng } from '../fuzz/mutate.js';
 import type { SoundnessPolicy, Table } from './soundness-policies.js';
 
 export const ROWS = 300;
 export type Row = Record<string, Record<string, unknown>>;
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32, shared with the fuzzer). */
+const rng = prng;
 
 export function generate(tables: Table[], seed: number): Row[] {
   const next = rng(seed);

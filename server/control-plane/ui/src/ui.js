@@ -4,6 +4,7 @@
 import { h } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
+import { ApiError } from './api.js';
 
 export const html = htm.bind(h);
 
@@ -97,6 +98,42 @@ export function BuildError({ message, errors, sources = [] }) {
         })}
       </ul>`}
   </div>`;
+}
+
+/**
+ * A create form's submit handler and outcome. `prepare()` builds the request body
+ * from the fields (an Error it throws is shown as "Not sent: …" and nothing is
+ * sent); `send(body)` sends it and returns the success message; `reset()` clears
+ * the fields after a success.
+ */
+export function useFormSubmit(prepare, send, reset) {
+  const [error, setError] = useState(undefined);
+  const [done, setDone] = useState('');
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(undefined);
+    setDone('');
+    let body;
+    try {
+      body = prepare();
+    } catch (err) {
+      setError(new ApiError(0, '', `Not sent: ${err.message}`));
+      return;
+    }
+    try {
+      setDone(await send(body));
+      reset();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return { submit, error, done };
+}
+
+/** What a form's submit gave: the API error, or the success message. */
+export function FormOutcome({ error, done }) {
+  return html`<${ErrorBox} error=${error} />
+    ${done && html`<div class="alert ok" role="status">${done}</div>`}`;
 }
 
 /** An API error; 403 is explained as a permission problem. */

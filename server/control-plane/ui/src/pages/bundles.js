@@ -3,8 +3,8 @@
 // One poll is one request per 100 bundles: GET /v1/bundles-summary (a Regent
 // extension) returns each bundle with its latest status record.
 import { useState } from 'preact/hooks';
-import { api, ApiError, enc, listAll } from '../api.js';
-import { html, ErrorBox, Labels, link, PageTitle, parseLabels, StatusBadge, Time, usePoll } from '../ui.js';
+import { api, enc, listAll } from '../api.js';
+import { html, ErrorBox, FormOutcome, Labels, link, PageTitle, parseLabels, StatusBadge, Time, useFormSubmit, usePoll } from '../ui.js';
 
 async function loadBundles() {
   const bundles = await listAll('/v1/bundles-summary');
@@ -44,39 +44,25 @@ function NewBundleForm({ onCreated }) {
   const [requirements, setRequirements] = useState('');
   const [storage, setStorage] = useState('');
   const [revision, setRevision] = useState('');
-  const [error, setError] = useState(undefined);
-  const [done, setDone] = useState('');
-
   const storageText = storage || JSON.stringify({ filesystem: { path: `bundles/${name || '<name>'}.tar.gz` } });
-  const submit = async (e) => {
-    e.preventDefault();
-    setError(undefined);
-    setDone('');
-    let body;
-    try {
-      body = {
-        labels: parseLabels(labels),
-        object_storage: JSON.parse(storageText),
-        requirements: requirements.split(',').map((s) => s.trim()).filter(Boolean).map((source) => ({ source })),
-      };
-      if (revision.trim()) body.revision = revision.trim();
-    } catch (err) {
-      setError(new ApiError(0, '', `Not sent: ${err.message}`));
-      return;
-    }
-    try {
-      await api(`/v1/bundles/${enc(name.trim())}`, { method: 'PUT', body });
-      setDone(`Bundle "${name.trim()}" saved; it builds within a second.`);
-      setName('');
-      setLabels('');
-      setRequirements('');
-      setStorage('');
-      setRevision('');
-      onCreated();
-    } catch (err) {
-      setError(err);
-    }
+  const prepare = () => {
+    const body = {
+      labels: parseLabels(labels),
+      object_storage: JSON.parse(storageText),
+      requirements: requirements.split(',').map((s) => s.trim()).filter(Boolean).map((source) => ({ source })),
+    };
+    if (revision.trim()) body.revision = revision.trim();
+    return body;
   };
+  const send = async (body) => {
+    await api(`/v1/bundles/${enc(name.trim())}`, { method: 'PUT', body });
+    return `Bundle "${name.trim()}" saved; it builds within a second.`;
+  };
+  const reset = () => {
+    for (const clear of [setName, setLabels, setRequirements, setStorage, setRevision]) clear('');
+    onCreated();
+  };
+  const { submit, error, done } = useFormSubmit(prepare, send, reset);
 
   return html`<section class="panel" aria-labelledby="new-bundle">
     <h2 id="new-bundle">New bundle</h2>
@@ -92,8 +78,7 @@ function NewBundleForm({ onCreated }) {
         <input id="bundle-storage" class="code" value=${storageText} onInput=${(e) => setStorage(e.currentTarget.value)} /></div>
       <div><label for="bundle-revision">Revision <span class="hint">optional expression, e.g. $"v-{substring(input.bundle.hash, 0, 8)}"</span></label>
         <input id="bundle-revision" class="code" value=${revision} onInput=${(e) => setRevision(e.currentTarget.value)} /></div>
-      <${ErrorBox} error=${error} />
-      ${done && html`<div class="alert ok" role="status">${done}</div>`}
+      <${FormOutcome} error=${error} done=${done} />
       <div><button type="submit">Create bundle</button></div>
     </form>
   </section>`;

@@ -2,8 +2,8 @@
 // datasources) and requirements; for keys that may write, a form to create one
 // from a policy file typed in, plus any other definition fields as JSON.
 import { useState } from 'preact/hooks';
-import { api, ApiError, enc, listAll, textToBase64 } from '../api.js';
-import { html, ErrorBox, link, PageTitle, usePoll } from '../ui.js';
+import { api, enc, listAll, textToBase64 } from '../api.js';
+import { html, ErrorBox, FormOutcome, link, PageTitle, useFormSubmit, usePoll } from '../ui.js';
 
 /** A short description of where a source's content comes from. */
 export function originOf(s) {
@@ -45,34 +45,27 @@ function NewSourceForm({ onCreated }) {
   const [path, setPath] = useState('');
   const [text, setText] = useState('');
   const [extra, setExtra] = useState('{}');
-  const [error, setError] = useState(undefined);
-  const [done, setDone] = useState('');
-
-  const submit = async (e) => {
-    e.preventDefault();
-    setError(undefined);
-    setDone('');
+  const prepare = () => {
     let body;
     try {
       body = JSON.parse(extra || '{}');
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('the definition must be a JSON object');
     } catch (err) {
-      setError(new ApiError(0, '', `Not sent: the definition is not valid JSON (${err.message})`));
-      return;
+      throw new Error(`the definition is not valid JSON (${err.message})`);
     }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('the definition is not valid JSON (the definition must be a JSON object)');
     if (path.trim()) body.files = { ...(body.files ?? {}), [path.trim()]: textToBase64(text) };
-    try {
-      await api(`/v1/sources/${enc(name.trim())}`, { method: 'PUT', body });
-      setDone(`Source "${name.trim()}" saved.`);
-      setName('');
-      setPath('');
-      setText('');
-      setExtra('{}');
-      onCreated();
-    } catch (err) {
-      setError(err);
-    }
+    return body;
   };
+  const send = async (body) => {
+    await api(`/v1/sources/${enc(name.trim())}`, { method: 'PUT', body });
+    return `Source "${name.trim()}" saved.`;
+  };
+  const reset = () => {
+    for (const clear of [setName, setPath, setText]) clear('');
+    setExtra('{}');
+    onCreated();
+  };
+  const { submit, error, done } = useFormSubmit(prepare, send, reset);
 
   return html`<section class="panel" aria-labelledby="new-source">
     <h2 id="new-source">New source</h2>
@@ -84,8 +77,7 @@ function NewSourceForm({ onCreated }) {
         <textarea id="source-file-text" class="code" spellcheck="false" value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea></div>
       <div><label for="source-extra">Other fields <span class="hint">JSON: git, directory, paths, datasources, requirements…</span></label>
         <textarea id="source-extra" class="code short" spellcheck="false" rows="4" value=${extra} onInput=${(e) => setExtra(e.currentTarget.value)}></textarea></div>
-      <${ErrorBox} error=${error} />
-      ${done && html`<div class="alert ok" role="status">${done}</div>`}
+      <${FormOutcome} error=${error} done=${done} />
       <div><button type="submit">Create source</button></div>
     </form>
   </section>`;
