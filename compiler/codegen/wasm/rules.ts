@@ -2,10 +2,12 @@
 // groups are memoized per evaluation (a global holding the value and one holding the
 // evaluation generation it belongs to); functions take their arguments as params.
 // Conflicting values of a complete rule or object key abort through opa_abort, as
-// OPA's Wasm does. Constructs outside this slice raise WasmUnsupportedError.
+// OPA's Wasm does. Indexed groups dispatch on the indexed ref (index-dispatch.ts).
+// Constructs outside this slice raise WasmUnsupportedError.
 import binaryen from 'binaryen';
 import type { RuleDef, RuleGroup } from '../../ir/ir.js';
 import { FnGen } from './exprs.js';
+import { indexDispatch, type DefCode } from './index-dispatch.js';
 import { WasmUnsupportedError } from './errors.js';
 import type { Linker } from './link.js';
 
@@ -42,26 +44,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     out.push(m.if(m.i32.eq(m.global.get(memoGen, I32), f.rt('rt_gen', [])), m.return(m.global.get(memoVal, I32))));
   }
   const exit = f.label('exit');
-  // The rule index (passes/rule-index.ts): evaluate the indexed ref once, pick the
-  // entry whose constant it equals, and run only that entry's definitions (plus the
-  // ones every evaluation runs).
-  const ix = g.index;
-  const entryOf = new Map<number, number>();
-  const sel = f.temp();
-  if (ix) {
-    ix.entries.forEach((e, j) => e.defs.forEach((d) => entryOf.set(d, j)));
-    const ref = f.temp();
-    const undef = f.label('ixu');
-    out.push(m.local.set(sel, m.i32.const(-1)), m.local.set(ref, m.i32.const(0)));
-    out.push(m.block(undef, [m.local.set(ref, f.expr(ix.ref, undef))]));
-    const pick: X[] = ix.entries.map((e, j) =>
-      m.if(m.i32.and(m.i32.eq(m.local.get(sel, I32), m.i32.const(-1)), f.rt('rt_equal', [m.local.get(ref, I32), m.global.get(L.constant(e.key), I32)])), m.local.set(sel, m.i32.const(j))));
-    out.push(m.if(m.local.get(ref, I32), m.block(null, pick)));
-  }
-  const guarded = (i: number, code: X): X => {
-    const j = entryOf.get(i);
-    return j === undefined ? code : m.if(m.i32.eq(m.local.get(sel, I32), m.i32.const(j)), code);
-  };
+  const order = indexDispatch(L, f, g, out);
   const params = (d: RuleDef, fail: string): X[] =>
     d.params.flatMap((p, i) => f.pattern(p, i, fail));
 
@@ -69,7 +52,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     for (const d of g.defs) if (d.keys.length > 0) throw new WasmUnsupportedError(`${where}: ref heads with variable keys`);
     const stopAll = sameConstValue(g);
     out.push(m.local.set(result, m.i32.const(0)));
-    const defs: X[] = [];
+    const defs: DefCode[] = [];
     for (const [di, d0] of g.defs.entries()) {
       // an else chain: the first branch with a solution gives the value
       const chain = f.label('chain');
@@ -96,15 +79,16 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
           m.br(chain, m.local.get(matched, I32)),
         );
       }
-      defs.push(guarded(di, m.block(chain, branches)));
+      defs.push({ def: di, code: m.block(chain, branches) });
     }
-    out.push(m.block(exit, defs));
+    out.push(m.block(exit, order(defs)));
     if (g.default !== undefined) {
       out.push(m.if(m.i32.eqz(m.local.get(result, I32)), m.local.set(result, m.global.get(L.constant(g.default), I32))));
     }
   } else if (g.kind === 'set' || g.kind === 'object') {
     const isSet = g.kind === 'set';
     out.push(m.local.set(result, f.rt(isSet ? 'rt_set' : 'rt_obj', [])));
+    const defs: DefCode[] = [];
     for (const [di, d] of g.defs.entries()) {
       if (d.else) throw new WasmUnsupportedError(`${where}: else on a multi-value rule`);
       if (!isSet && d.keys.length === 0) throw new WasmUnsupportedError(`${where}: an object rule without keys`);
@@ -112,12 +96,13 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
       // general ref heads (`a.b[x].c[y] := v`, multi-level `contains`): nested objects
       // along the keys, the value (or a set member) at the last one, as the JS back end
       const general = g.leafSet === true || d.keys.length > 1;
-      out.push(guarded(di, f.body(d.body, (fail) => isSet
+      defs.push({ def: di, code: f.body(d.body, (fail) => isSet
         ? [m.drop(f.rt('rt_set_add', [m.local.get(result, I32), f.expr(d.value, fail)]))]
         : general
           ? [m.if(m.i32.eqz(f.rt('rt_obj_put_path', [m.local.get(result, I32), f.expr({ k: 'array', items: d.keys }, fail), f.expr(d.value, fail), m.i32.const(g.leafSet ? 1 : 0)])), f.rt('rt_conflict', [], binaryen.none))]
-          : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))])));
+          : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))]) });
     }
+    out.push(...order(defs));
   } else throw new WasmUnsupportedError(`${where}: kind ${String(g.kind)}`);
 
   if (memo) out.push(m.global.set(memoVal, m.local.get(result, I32)), m.global.set(memoGen, f.rt('rt_gen', [])));

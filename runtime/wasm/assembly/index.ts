@@ -237,6 +237,16 @@ export function rt_obj_merge(dst: usize, src: usize): void {
   for (let i = 0; i < len(src); i++) rt_put_child(dst, objKey(src, i), objVal(src, i));
 }
 export function rt_equal(a: usize, b: usize): i32 { return equal(a, b); }
+/**
+ * Rule index lookup (compiler/codegen/wasm/rules.ts): `table` is an object constant
+ * mapping each indexed constant to its entry number; the entry `key` selects, else -1.
+ * A binary search in Rego's order, so keys match exactly when `rt_equal` would.
+ */
+export function rt_index_find(table: usize, key: usize): i32 {
+  if (key == 0) return -1;
+  const v = objGet(table, key);
+  return v == 0 ? -1 : <i32>numVal(v);
+}
 export function rt_is_false(v: usize): i32 { return v == 0 || (tag(v) == 2 && len(v) == 0) ? 1 : 0; }
 export function rt_is_obj(v: usize): i32 { return tag(v) == T_OBJ ? 1 : 0; }
 export function rt_len(v: usize): i32 { return len(v); }
