@@ -111,6 +111,9 @@ export const processIO: IO = {
   stdin: () => readFileSync(0, 'utf8'),
 };
 
+/** Commands that evaluate policies outside the server (which installs its own runtime document). */
+const EVALUATING_COMMANDS = new Set(['eval', 'test', 'exec', 'bench', 'run']);
+
 /** Dispatch argv (without `node` and the script) to a command; returns the exit code. */
 export async function main(argv: string[], io: IO = processIO): Promise<number> {
   if (io === processIO) guardPipes();
@@ -126,6 +129,11 @@ export async function main(argv: string[], io: IO = processIO): Promise<number> 
     return 2;
   }
   try {
+    if (EVALUATING_COMMANDS.has(name)) {
+      // opa.runtime() as `opa eval`/`opa test` give it: env, version, commit (no config)
+      const { runtimeInfo, setRuntimeInfo } = await import('../runtime/eval/runtime-info.js');
+      setRuntimeInfo(runtimeInfo({ version: version(), commit: process.env.REGENT_BUILD_COMMIT ?? '' }));
+    }
     return await cmd.run(rest, io);
   } catch (e) {
     if (e instanceof RangeError && /call stack/.test(e.message)) {

@@ -26,6 +26,7 @@ import type { AuthenticationMode, AuthorizationMode } from './auth/identity.js';
 import { configuredPlugins, loadConfig, type ServerConfig } from './config/config.js';
 import { Engine, type EngineOptions } from './engine/engine.js';
 import { EngineHost } from './engine/host.js';
+import { fromJS, runtimeInfo, setRuntimeInfo } from '../runtime/index.js';
 
 export interface BuildServerOptions extends EngineOptions {
   /** The configuration (default: an empty config with OPA's defaults). */
@@ -37,6 +38,12 @@ export interface BuildServerOptions extends EngineOptions {
   /** Fastify/pino logger options (default: off). */
   logger?: boolean | Record<string, unknown>;
   build?: Partial<BuildInfo>;
+  /**
+   * The `opa.runtime()` document (default: built from the configuration, the
+   * environment and the version, as OPA's runtime does); embedders replace it as
+   * with OPA's `server.WithRuntime`.
+   */
+  runtime?: Record<string, unknown>;
 }
 
 export interface RegentHandle extends ServerContext {
@@ -117,12 +124,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   const config = opts.config ?? loadConfig({ version: opts.build?.version ?? 'dev' });
   const engine = new Engine(opts.backend === undefined && config.backend !== undefined ? { ...opts, backend: config.backend } : opts);
   const host = new EngineHost(engine, config.labels, configuredPlugins(config));
+  const build = buildInfo(config.labels.version ?? 'dev', opts.build);
+  // opa.runtime() on this thread; the workers get the same document (pool.ts)
+  setRuntimeInfo(opts.runtime !== undefined ? fromJS(opts.runtime) : runtimeInfo({ config: config.raw ?? {}, version: build.version, commit: build.build_commit, authorizationEnabled: opts.authorization === 'basic' }));
   const ctx: RegentHandle = {
     engine,
     host,
     config,
     limits: { gzipMaxLength: config.gzipMaxLength, maxDepth: opts.maxDepth ?? 1000 },
-    build: buildInfo(config.labels.version ?? 'dev', opts.build),
+    build,
     prometheus: createRegistry(),
     attachPlugins(plugins) {
       ctx.plugins = plugins;

@@ -12,6 +12,7 @@ import type { CompiledPolicy } from '../policy.js';
 import type { Value } from '../../runtime/value/value.js';
 import { RUNTIME } from '../../runtime/scope.js';
 import { EvalContext } from '../../runtime/eval/context.js';
+import { currentRuntimeInfo } from '../../runtime/eval/runtime-info.js';
 import { EvalError } from '../../runtime/eval/errors.js';
 import { RObject } from '../../runtime/value/collections.js';
 import { Interpreter } from './interpreter.js';
@@ -102,7 +103,7 @@ function newContext(opts: EvalOptions, ip: Interpreter): EvalContext {
       cache: new Map(),
       nowNs: BigInt(Date.now()) * 1_000_000n,
       print: opts.print ?? (() => {}),
-      runtime: new RObject(),
+      runtime: currentRuntimeInfo(),
       deadline: opts.deadline,
       extras,
     },

@@ -5,8 +5,8 @@
 import type { Value } from '../value/value.js';
 import type { BuiltinContext } from '../builtins/types.js';
 import { EvalError } from './errors.js';
-import { RObject } from '../value/collections.js';
 import { checkHeap } from './limits.js';
+import { currentRuntimeInfo } from './runtime-info.js';
 
 /** A replacement installed by `with` for a builtin or user function. */
 export type FunctionOverride = { kind: 'value'; value: Value } | { kind: 'builtin'; name: string } | { kind: 'group'; group: number };
@@ -18,7 +18,6 @@ export interface DataOverride {
 
 export const NO_VALUE = Symbol('undefined');
 
-const EMPTY_RUNTIME = new RObject();
 const discard = (): void => {};
 
 /**
@@ -57,7 +56,7 @@ export class EvalContext implements BuiltinContext {
   // The BuiltinContext fields, used when this context is a query's root.
   strict = false;
   print: (message: string) => void = discard;
-  runtime: Value = EMPTY_RUNTIME;
+  runtime: Value = currentRuntimeInfo();
   private cacheMap: Map<string, unknown> | undefined;
   private now: bigint | undefined;
   private extrasMap: Record<string, unknown> | undefined;

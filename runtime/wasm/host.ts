@@ -5,7 +5,7 @@
 // raised inside the module (opa_abort) surface as WasmAbortError; the instance stays
 // usable because every evaluation resets the heap to just after the data.
 import { getBuiltin, callBuiltin, type BuiltinContext } from '../builtins/index.js';
-import { fromJS } from '../value/json.js';
+import { currentRuntimeInfo } from '../eval/runtime-info.js';
 import { formatTerm } from '../value/format.js';
 import { parseValueText } from './value-text.js';
 
@@ -163,7 +163,7 @@ export class WasmPolicy {
   builtinContext(): BuiltinContext {
     this.ctx ??= {
       strict: this.evalOpts.strictBuiltinErrors === true, cache: new Map(), nowNs: BigInt(Date.now()) * 1_000_000n,
-      print: this.evalOpts.print ?? (() => {}), runtime: fromJS({}), extras: {},
+      print: this.evalOpts.print ?? (() => {}), runtime: currentRuntimeInfo(), extras: {},
     };
     return this.ctx;
   }

@@ -16,6 +16,8 @@ export { ConfigError };
 export interface ServerConfig {
   /** The active configuration document, defaults included (unredacted). */
   document: Record<string, unknown>;
+  /** The configuration as loaded (file and `--set` overrides, no defaults): `opa.runtime().config`. */
+  raw?: Record<string, unknown>;
   defaultDecision: string;
   defaultAuthorizationDecision: string;
   labels: Record<string, string>;
@@ -72,6 +74,7 @@ export function loadConfig(opts: LoadConfigOptions): ServerConfig {
   if (!isObject(parsed)) throw new ConfigError('config: the document must be an object');
   const doc: Record<string, unknown> = parsed;
   for (const s of opts.sets ?? []) applySet(doc, s);
+  const raw = structuredClone(doc);
 
   doc.default_decision ??= '/system/main';
   doc.default_authorization_decision ??= '/system/authz/allow';
@@ -94,6 +97,7 @@ export function loadConfig(opts: LoadConfigOptions): ServerConfig {
   const bundles = doc.bundles ?? (doc.bundle ? { [String(objectAt(doc, 'bundle').name ?? 'bundle')]: doc.bundle } : undefined);
   return {
     document: doc,
+    raw,
     defaultDecision: doc.default_decision,
     defaultAuthorizationDecision: doc.default_authorization_decision,
     labels,

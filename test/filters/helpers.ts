@@ -56,8 +56,8 @@ export interface LoadedServer extends TestServer {
 }
 
 /** A listening server with the given policies (file name → text) and base data. */
-export async function serverWith(policies: Record<string, string>, data?: Record<string, unknown>, v0Compatible = false): Promise<LoadedServer> {
-  const server = await startTestServer({ workers: 0, ...(v0Compatible ? { v0Compatible: true } : {}) });
+export async function serverWith(policies: Record<string, string>, data?: Record<string, unknown>, v0Compatible = false, runtime?: Record<string, unknown>): Promise<LoadedServer> {
+  const server = await startTestServer({ workers: 0, ...(v0Compatible ? { v0Compatible: true } : {}), ...(runtime ? { runtime } : {}) });
   const loadErrors: Reply[] = [];
   for (const [id, text] of Object.entries(policies)) {
     const r = await putPolicy(server, id, text);
