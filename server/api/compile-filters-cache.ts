@@ -5,12 +5,12 @@
 // computed from.
 //   * annotations: the `compile:` unknowns and mask rule found for a path (OPA
 //     keeps the same per-path caches, unknownsCache/maskingRulesCache);
-//   * prepared filters: the constraint set, the short names the mappings allow
-//     and the planned mask rule, keyed by path, targets, unknowns, mask rule,
-//     mappings and disableInlining; repeated requests skip all of that and go
-//     straight to the mask evaluation and partial evaluation with their input.
-// Both are bounded (oldest entry evicted first).
-import { filters as f, type CompiledPolicy, type Module } from '../../compiler/index.js';
+// Bounded (oldest entry evicted first). Only the parsed modules are read, so the
+// main thread never compiles a policy for this. The prepared filters (constraint
+// set, short names, planned mask rule) and the typo-hint sites are cached where the
+// filter runs, per evaluator (each worker thread, or the in-process core), and
+// dropped on any policy or data change there (server/engine/filter-task.ts).
+import { filters as f, type Module } from '../../compiler/index.js';
 import type { Engine } from '../engine/engine.js';
 
 const LIMIT = 500;
@@ -36,46 +36,25 @@ class Bounded<V> {
 
 interface Generation {
   id: number;
-  policy: CompiledPolicy;
   modules: readonly Module[];
   annotations: Bounded<f.FilterAnnotations | f.FilterASTErrors>;
-  hintSites: Bounded<f.HintSite[]>;
-  prepared: Bounded<f.PreparedFilter>;
-}
-
-export interface PreparedLookup {
-  prepared: f.PreparedFilter;
-  /** True when it came from the cache. */
-  hit: boolean;
 }
 
 /** The per-engine filter caches (one instance per server). */
 export class FilterCaches {
   private current?: Generation;
   /** Hits and misses since start, for tests and benchmarks. */
-  readonly stats = { preparedHits: 0, preparedMisses: 0, annotationHits: 0, annotationMisses: 0 };
+  readonly stats = { annotationHits: 0, annotationMisses: 0 };
 
   constructor(private readonly engine: Engine) {}
 
   /** The state of the engine's current generation (caches reset when it changed). */
   private generation(): Generation {
     const id = this.engine.generation;
-    const policy = this.engine.policy;
-    if (!this.current || this.current.id !== id || this.current.policy !== policy) {
-      this.current = {
-        id,
-        policy,
-        modules: this.engine.policies().map((r) => r.module),
-        annotations: new Bounded(LIMIT),
-        hintSites: new Bounded(LIMIT),
-        prepared: new Bounded(LIMIT),
-      };
+    if (!this.current || this.current.id !== id) {
+      this.current = { id, modules: this.engine.policies().map((r) => r.module), annotations: new Bounded(LIMIT) };
     }
     return this.current;
-  }
-
-  get policy(): CompiledPolicy {
-    return this.generation().policy;
   }
 
   /** `compile:` annotations of the rule at `path` (throws FilterASTErrors, cached too). */
@@ -95,32 +74,5 @@ export class FilterCaches {
     } else this.stats.annotationHits++;
     if (found instanceof f.FilterASTErrors) throw found;
     return found;
-  }
-
-  /** The comparisons on `input.X…` the query at `path` reaches (typo hints), cached per path. */
-  hintSites(path: string[]): f.HintSite[] {
-    const g = this.generation();
-    const key = path.join('\u0000');
-    let sites = g.hintSites.get(key);
-    if (!sites) {
-      sites = f.hintSites(g.policy.modules, path);
-      g.hintSites.set(key, sites);
-    }
-    return sites;
-  }
-
-  /** A prepared filter for the spec (throws FilterError for unknown targets; not cached then). */
-  prepared(spec: f.FilterSpec): PreparedLookup {
-    const g = this.generation();
-    const key = JSON.stringify([spec.path, spec.targets, spec.unknowns, spec.maskRule ?? null, spec.mappings ?? null, spec.disableInlining ?? null, spec.mirrorComparisons === true]);
-    const cached = g.prepared.get(key);
-    if (cached) {
-      this.stats.preparedHits++;
-      return { prepared: cached, hit: true };
-    }
-    this.stats.preparedMisses++;
-    const prepared = f.prepareFilter(g.policy, spec);
-    g.prepared.set(key, prepared);
-    return { prepared, hit: false };
   }
 }

@@ -16,30 +16,30 @@
 // Successful requests are decision-logged (logFilterDecision, OPA's fields).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { filters as f } from '../../compiler/index.js';
-import * as compiler from '../../compiler/index.js';
+import { fromWireError } from '../engine/evaluate.js';
+import { filterPartialEvaluator, setFilterPartialEvaluator } from '../engine/filter-task.js';
+import type { WireError } from '../engine/protocol.js';
 import { fromJS, type Value } from '../../runtime/index.js';
 import { documentMember, goTypeMismatch, requestDocument } from './body.js';
 import { readBody } from './body-reader.js';
 import { FilterCaches } from './compile-filters-cache.js';
 import { DECODE, stringList } from './compile.js';
 import { RequestMetrics, logDecision, newDecisionId, type ServerContext } from './context.js';
-import { badRequest } from './errors.js';
-import { ValueJSON, stringify } from './json.js';
+import { ApiError, MSG, badRequest, toApiError } from './errors.js';
+import { RawJSON, stringify } from './json.js';
 import { QueryParams, pathSegments } from './params.js';
 import { sendTyped } from './reply.js';
 
 const PREFIX = '/v1/compile';
 
-let injected: f.PartialEvalFn | undefined;
-
-/** Replace the partial evaluator (tests of the route alone); undefined restores the compiler's. */
+/** Replace the partial evaluator (tests of the route alone, on the main thread: `--workers 0`); undefined restores the compiler's. */
 export function setPartialEvaluator(fn: f.PartialEvalFn | undefined): void {
-  injected = fn;
+  setFilterPartialEvaluator(fn);
 }
 
 /** The partial evaluator of compiler/partial, when the compiler provides it. */
 export function partialEvaluator(): f.PartialEvalFn | undefined {
-  return injected ?? (compiler as unknown as { partialEval?: f.PartialEvalFn }).partialEval;
+  return filterPartialEvaluator();
 }
 
 /** What the filters route reads from a request body. */
@@ -105,22 +105,6 @@ function requestMaskRule(rule: string, path: string[]): string[] {
   return p;
 }
 
-/** The UCAST tree as JSON for the reply (values exact, `{field}` for column refs, `{}` for YES). */
-function ucastJSON(node: f.UcastNode | undefined): unknown {
-  if (node === undefined) return {};
-  if (node.type === 'compound') return { type: 'compound', operator: node.operator, value: node.value.map(ucastJSON) };
-  const v = node.value;
-  return { type: 'field', field: node.field, operator: node.operator, value: v instanceof f.FieldRef ? { field: v.field } : new ValueJSON(v) };
-}
-
-function resultJSON(t: f.TargetFilter): unknown {
-  if (!t.query) return undefined;
-  const query = 'sql' in t.query ? t.query.sql : ucastJSON(t.query.ucast);
-  return { query, masks: t.masks !== undefined ? new ValueJSON(t.masks) : undefined };
-}
-
-const MULTI_KEYS = ['ucast', 'postgresql', 'mysql', 'sqlserver', 'sqlite'];
-
 /** A GET request's body (Fastify reads bodies of other methods only), under the same limits. */
 async function readGetBody(ctx: ServerContext, req: FastifyRequest): Promise<void> {
   if (req.method !== 'GET' || req.body !== undefined) return;
@@ -160,39 +144,38 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
   const selected = accept === 'application/json' ? { target: '', dialect: '' } : f.MEDIA_TYPES[accept]!;
   const multi = selected === 'multi';
   const targets = multi ? f.parseTargetDialects(body.targetDialects ?? []) : [selected];
-  t = process.hrtime.bigint();
-  const { prepared, hit } = caches.prepared({
+  // Prepared, partially evaluated and translated where evaluations run (a worker
+  // thread, or in-process with --workers 0), under the evaluation deadline.
+  const instrument = params.bool('instrument');
+  const spec: f.FilterSpec = {
     path,
     targets,
     unknowns,
     ...(maskRule ? { maskRule } : {}),
-    ...(body.mappings !== undefined ? { mappings: body.mappings } : {}),
+    ...(body.mappings !== undefined ? { mappings: body.mappings as f.FilterSpec['mappings'] } : {}),
     ...(body.disableInlining ? { disableInlining: body.disableInlining } : {}),
-  });
-  timers.timer_compile_prep_partial_ns = Number(process.hrtime.bigint() - t);
-  if (hit) timers.counter_compile_prepared_cache_hit = 1;
-  const partialEval = partialEvaluator();
-  if (!partialEval) throw new f.FilterError('partial evaluation is not available in this build');
-  const deadline = ctx.engine.evalTimeoutMs > 0 ? Date.now() + ctx.engine.evalTimeoutMs : undefined;
-  const instrument = params.bool('instrument');
-  const run = f.runFilter(caches.policy, prepared, { ...(body.input !== undefined ? { input: body.input } : {}), data: ctx.engine.store.root, partialEval, ...(deadline ? { deadline } : {}), ...(instrument ? { stageTimers: timers } : {}) });
-  Object.assign(timers, run.timers);
-  let result: unknown;
-  if (multi) {
-    const out: Record<string, unknown> = {};
-    for (const tf of run.filters) {
-      const key = tf.target === 'ucast' ? 'ucast' : tf.dialect;
-      if (tf.target === 'ucast' && 'ucast' in out) continue; // one UCAST representation
-      if (tf.target === 'ucast') out.ucast = resultJSON(tf);
-      else if (MULTI_KEYS.includes(key)) out[key] = resultJSON(tf);
-    }
-    result = Object.fromEntries(MULTI_KEYS.map((k) => [k, out[k]]));
-  } else result = resultJSON(run.filters[0]!);
-  const hints = f.typoHints(caches.hintSites(path), body.input, unknowns).map((h) => ({ ...(h.location ? { location: { file: h.location.file, row: h.location.row, col: h.location.col } } : {}), message: h.message }));
+  };
+  const pretty = params.bool('pretty');
+  const outcome = await ctx.engine.evaluate({ query: '', mode: 'filter', filter: { spec, multi }, strictBuiltinErrors: false, pretty, ...(instrument ? { instrument: true } : {}) }, body.input);
+  const { timer_rego_input_parse_ns: _inputParse, ...runTimers } = outcome.timers; // not reported here (the body's input is already a value)
+  void _inputParse;
+  Object.assign(timers, runTimers);
+  if (outcome.error) throw filterApiError(outcome.error);
+  // Rendered by the evaluator, newline-terminated (api/json.ts stringify).
+  const rendered = pretty ? outcome.resultPretty : outcome.resultText;
+  const result = rendered === undefined ? undefined : new RawJSON(rendered.slice(0, -1));
+  const hints = outcome.hints;
   const withMetrics = params.bool('metrics') || instrument;
-  const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints: hints.length > 0 ? hints : undefined }, params.bool('pretty'));
-  logFilterDecision(ctx, req, body, path, result, unknowns, maskRule, metrics);
+  const text = stringify({ result, metrics: withMetrics ? metrics.snapshot() : undefined, hints }, pretty);
+  logFilterDecision(ctx, req, body, path, outcome.resultText, unknowns, maskRule, metrics);
   return sendTyped(req, reply, 200, accept, text);
+}
+
+/** A filter task's error as the API error it was on the main thread (filter-task.ts codes). */
+function filterApiError(err: WireError): ApiError {
+  if (err.code === 'filter_ast') return new ApiError(400, 'evaluation_error', MSG.evalQuery, err.errors ?? []);
+  if (err.code === 'filter_error') return new ApiError(500, 'internal_error', err.message);
+  return toApiError(fromWireError(err));
 }
 
 /**
@@ -204,7 +187,7 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
  * left out), `open-policy-agent/compile`, and the unknowns used (request or
  * annotations). Failed requests are not logged (OPA returns before logging).
  */
-function logFilterDecision(ctx: ServerContext, req: FastifyRequest, body: FilterRequestBody, path: string[], result: unknown, unknowns: string[], maskRule: string[] | undefined, metrics: RequestMetrics): void {
+function logFilterDecision(ctx: ServerContext, req: FastifyRequest, body: FilterRequestBody, path: string[], resultText: string | undefined, unknowns: string[], maskRule: string[] | undefined, metrics: RequestMetrics): void {
   const decisionId = newDecisionId(ctx);
   if (decisionId === undefined) return;
   const options: Record<string, unknown> = {};
@@ -217,7 +200,7 @@ function logFilterDecision(ctx: ServerContext, req: FastifyRequest, body: Filter
     path: path.join('/'),
     ...(body.query !== undefined ? { query: body.query } : {}),
     ...(body.input !== undefined ? { inputValue: body.input } : {}),
-    ...(result !== undefined ? { resultText: stringify(result, false) } : {}),
+    ...(resultText !== undefined ? { resultText } : {}),
     metrics: metrics.snapshot(),
     custom: { mask_rule: maskRule ? f.dataRefText(maskRule) : '', options, type: 'open-policy-agent/compile', unknowns },
   });

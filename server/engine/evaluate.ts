@@ -9,6 +9,7 @@ import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPol
 import { bodyToJSON, cachedPartial, moduleToJSON, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
 import { RObject, applyWrite, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value, type WriteOp } from '../../runtime/index.js';
 import { explainEvaluation, renderExplanation } from './explain.js';
+import { FilterCache, filterWireError, runFilterTask } from './filter-task.js';
 import { WasmDecisions } from './wasm-decisions.js';
 import type { WasmModuleSpec } from './wasm-modules.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
@@ -44,6 +45,8 @@ export class EvalCore {
   private dataValue: RObject = new RObject();
   /** Data API decisions on Wasm modules (bundle /policy.wasm, `--backend wasm`); see wasm-decisions.ts. */
   readonly wasm = new WasmDecisions();
+  /** Prepared data filters (mode 'filter'), for the current policy and data: cleared on every change. */
+  readonly filters = new FilterCache();
 
   constructor(
     readonly v0Compatible: boolean,
@@ -66,6 +69,7 @@ export class EvalCore {
     this.lazyPolicy = typeof policy === 'function' ? policy : undefined;
     this.cache = new Map();
     this.decisions = new Map();
+    this.filters.clear();
     this.wasm.clear();
   }
 
@@ -76,12 +80,14 @@ export class EvalCore {
 
   set data(data: RObject) {
     this.dataValue = data;
+    this.filters.clear();
     if (this.wasm.active) this.wasm.setData(data);
   }
 
   /** One store write; the Wasm modules patch their copies in place (opa_value_add_path/remove_path). */
   applyWrite(op: WriteOp): void {
     this.dataValue = applyWrite(this.dataValue, op);
+    this.filters.clear();
     if (this.wasm.active) this.wasm.write(op, this.dataValue);
   }
 
@@ -89,6 +95,7 @@ export class EvalCore {
   committed(root: RObject, ops: WriteOp[]): void {
     const incremental = this.wasm.active && ops.length > 0 && ops.every((o) => o.path.length > 0);
     this.dataValue = root;
+    this.filters.clear();
     if (!this.wasm.active) return;
     if (incremental) for (const op of ops) this.wasm.write(op, root);
     else this.wasm.setData(root);
@@ -190,6 +197,15 @@ export class EvalCore {
     return outcome;
   }
 
+  /** Mode 'filter' (/v1/compile/{path}): a data filter, see filter-task.ts. */
+  private filter(task: EvalTask, input: Value | undefined, timers: Record<string, number>): EvalOutcome {
+    try {
+      return runFilterTask(this.policy, this.data, this.filters, task, input, timers);
+    } catch (e) {
+      return { timers, cacheHit: false, error: filterWireError(e) ?? toWireError(e) };
+    }
+  }
+
   /** Evaluate one task; never throws (errors come back in the outcome). */
   run(task: EvalTask, input?: Value): EvalOutcome {
     const timers: Record<string, number> = {};
@@ -207,6 +223,7 @@ export class EvalCore {
         timers.timer_rego_input_parse_ns = since(t);
       }
       if (task.mode === 'partial') return this.partial(task, inputValue, timers);
+      if (task.mode === 'filter') return this.filter(task, inputValue, timers);
       // Instrumented requests compile the query form, so its stages can be timed.
       if (task.path && !task.explain && !task.instrument && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
       const { prepared, hit } = this.prepare(task.query, timers, task.instrument === true);

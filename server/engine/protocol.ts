@@ -2,7 +2,7 @@
 // is structured-clone safe: Rego values cross threads as JSON text (large documents
 // as shared JSON bytes, see SharedDocument), errors as plain objects that the
 // receiving side turns back into typed errors.
-import type { SourceFile } from '../../compiler/index.js';
+import type { SourceFile, filters } from '../../compiler/index.js';
 import type { WasmModuleSpec } from './wasm-modules.js';
 
 export type ExplainMode = 'notes' | 'fails' | 'full' | 'debug';
@@ -17,10 +17,15 @@ export interface EvalTask {
   generation: number;
   /** A Rego query, e.g. `data.rbac.allow` or `x := input.a`. */
   query: string;
-  /** 'value': the first expression's value; 'bindings': every row's bindings; 'partial': partial evaluation (POST /v1/compile). */
-  mode: 'value' | 'bindings' | 'partial';
+  /**
+   * 'value': the first expression's value; 'bindings': every row's bindings; 'partial':
+   * partial evaluation (POST /v1/compile); 'filter': a data filter (/v1/compile/{path}, filter-task.ts).
+   */
+  mode: 'value' | 'bindings' | 'partial' | 'filter';
   /** Mode 'partial': the options of compiler/partial's partialEval (input and data come from the task and the store). */
   partial?: { unknowns: string[]; disableInlining?: string[]; nondeterministicBuiltins?: boolean } | undefined;
+  /** Mode 'filter': what to prepare (path, targets, unknowns, mask rule, mappings) and whether the reply is multitarget. */
+  filter?: { spec: filters.FilterSpec; multi: boolean } | undefined;
   /**
    * For Data API reads: the document path the query names (`['rbac', 'allow']`).
    * The evaluator then reads the document directly instead of running the query.
@@ -53,7 +58,7 @@ export interface WireError {
   phase: 'parse' | 'compile' | 'eval';
   message: string;
   code?: string;
-  errors?: { code: string; message: string; location?: { file: string; row: number; col: number } }[];
+  errors?: { code: string; message: string; location?: { file: string; row: number; col: number }; details?: unknown }[];
   location?: { file: string; row: number; col: number };
 }
 
@@ -64,6 +69,10 @@ export interface EvalOutcome {
   timers: Record<string, number>;
   cacheHit: boolean;
   explanation?: unknown[];
+  /** Mode 'filter' with `pretty`: the result with a 2-space indent (resultText stays compact). */
+  resultPretty?: string;
+  /** Mode 'filter': the typo hints of the reply (`{location?, message}`). */
+  hints?: unknown[];
   error?: WireError;
 }
 
