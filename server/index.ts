@@ -122,11 +122,11 @@ function indexPage(ctx: ServerContext): string {
 
 export async function buildServer(opts: BuildServerOptions = {}): Promise<FastifyInstance> {
   const config = opts.config ?? loadConfig({ version: opts.build?.version ?? 'dev' });
+  const build = buildInfo(config.labels.version ?? 'dev', opts.build);
+  // opa.runtime() on this thread; the workers the engine starts get the same document (pool.ts)
+  setRuntimeInfo(opts.runtime !== undefined ? fromJS(opts.runtime) : runtimeInfo({ config: config.raw ?? {}, version: build.version, commit: build.build_commit, authorizationEnabled: opts.authorization === 'basic' }));
   const engine = new Engine(opts.backend === undefined && config.backend !== undefined ? { ...opts, backend: config.backend } : opts);
   const host = new EngineHost(engine, config.labels, configuredPlugins(config));
-  const build = buildInfo(config.labels.version ?? 'dev', opts.build);
-  // opa.runtime() on this thread; the workers get the same document (pool.ts)
-  setRuntimeInfo(opts.runtime !== undefined ? fromJS(opts.runtime) : runtimeInfo({ config: config.raw ?? {}, version: build.version, commit: build.build_commit, authorizationEnabled: opts.authorization === 'basic' }));
   const ctx: RegentHandle = {
     engine,
     host,

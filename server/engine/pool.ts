@@ -18,6 +18,7 @@
 import { BroadcastChannel } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
+import { currentRuntimeInfo, toJSONText } from '../../runtime/index.js';
 import type { SourceFile } from '../../compiler/index.js';
 import type { Evaluator } from './evaluator.js';
 import { BadRequestError } from './errors.js';
@@ -99,6 +100,7 @@ export class PoolEvaluator implements Evaluator {
       v0Compatible: opts.v0Compatible,
       maxCollectionSize: opts.maxCollectionSize,
       heapMb: opts.heapMb,
+      runtimeText: toJSONText(currentRuntimeInfo()),
       board: this.board.buffer as SharedArrayBuffer,
       epoch: this.epoch,
     };

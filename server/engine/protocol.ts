@@ -185,6 +185,8 @@ export interface WorkerConfig {
   maxCollectionSize: number;
   /** The worker's old-generation heap limit (MB), for the heap ceiling. */
   heapMb: number;
+  /** The `opa.runtime()` document as JSON text (runtime/eval/runtime-info.ts). */
+  runtimeText: string;
   /**
    * The watchdog board: for each batch slot, [start of the running task (ms since
    * `epoch`), 1 + its index in the batch (0: not started)], written by the worker.

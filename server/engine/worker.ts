@@ -8,7 +8,7 @@
 // compiled on request ('compile', policy-compile.ts) before the write that installs
 // it, so the update itself only swaps the prepared policy in.
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
-import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, type Value } from '../../runtime/index.js';
+import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, setRuntimeInfo, type Value } from '../../runtime/index.js';
 import type { CompiledPolicy } from '../../compiler/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { compileCandidate } from './policy-compile.js';
@@ -17,6 +17,7 @@ import type { CompilePolicy, CompileReport, DownMessage, EvalBatch, EvalOutcome,
 
 const config = workerData as WorkerConfig;
 setEvalLimits({ maxCollectionSize: config.maxCollectionSize, heapLimitMb: config.heapMb });
+setRuntimeInfo(parseJSON(config.runtimeText));
 const core = new EvalCore(config.v0Compatible);
 const down = new BroadcastChannel(config.downChannel);
 const up = new BroadcastChannel(config.upChannel);
