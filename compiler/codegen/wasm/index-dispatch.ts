@@ -15,6 +15,15 @@ import type { Linker } from './link.js';
 const I32 = binaryen.i32;
 type X = binaryen.ExpressionRef;
 
+/** Up to this many entries in one run are dispatched by a single `br_table`. */
+const FLAT_CASES = 64;
+
+/** A case of a switch: the entry numbers that select it, and its code. */
+interface SwitchItem {
+  entries: number[];
+  code: () => X[];
+}
+
 /** One definition's code, with its position in the group. */
 export interface DefCode {
   def: number;
@@ -40,30 +49,51 @@ export function indexDispatch(L: Linker, f: FnGen, g: RuleGroup, out: X[]): (def
     m.local.set(sel, m.i32.const(-1)),
     m.block(undef, [m.local.set(sel, f.rt('rt_index_find', [m.global.get(L.constant(table), I32), f.expr(ix.ref, undef)]))]),
   );
-  const entries = ix.entries.length;
 
-  /** One switch over a run of indexed definitions: case c holds entry cases[c]'s definitions. */
-  const dispatch = (run: DefCode[]): X => {
-    const cases: number[] = [];
-    for (const d of run) {
-      const j = entryOf.get(d.def)!;
-      if (!cases.includes(j)) cases.push(j);
-    }
+  /**
+   * A switch on `sel` over `items`: item c runs when `sel` is one of its entry numbers.
+   * `block none { block case_{k-1} { … block case_0 { br_table } code_0; br done … } code_{k-1}; br done }`;
+   * the table spans only the items' entry numbers (`sel - lo`; anything else is the default).
+   */
+  const switchOver = (items: SwitchItem[]): X => {
     const done = f.label('ixdone');
     const none = f.label('ixnone');
-    const labels = cases.map(() => f.label('ixcase'));
-    const caseOf = new Map(cases.map((j, c) => [j, c]));
-    const targets = Array.from({ length: entries }, (_, j) => {
-      const c = caseOf.get(j);
-      return c === undefined ? none : labels[c]!;
-    });
-    // block none { block case_{k-1} { … block case_0 { br_table } code_0; br done … } code_{k-1}; br done }
-    let blk = m.block(labels[0]!, [m.switch(targets, none, m.local.get(sel, I32))]);
-    cases.forEach((j, c) => {
-      const code = run.filter((d) => entryOf.get(d.def) === j).map((d) => d.code);
-      blk = m.block(c + 1 < cases.length ? labels[c + 1]! : none, [blk, ...code, m.br(done)]);
+    const labels = items.map(() => f.label('ixcase'));
+    const all = items.flatMap((it) => it.entries);
+    const lo = Math.min(...all);
+    const targets = new Array<string>(Math.max(...all) - lo + 1).fill(none);
+    items.forEach((it, c) => it.entries.forEach((j) => (targets[j - lo] = labels[c]!)));
+    const at = lo === 0 ? m.local.get(sel, I32) : m.i32.sub(m.local.get(sel, I32), m.i32.const(lo));
+    let blk = m.block(labels[0]!, [m.switch(targets, none, at)]);
+    items.forEach((it, c) => {
+      blk = m.block(c + 1 < items.length ? labels[c + 1]! : none, [blk, ...it.code(), m.br(done)]);
     });
     return m.block(done, [blk]);
+  };
+
+  /**
+   * One run of indexed definitions. Up to FLAT_CASES entries are one switch; more are
+   * split into about √n groups of consecutive entries, an outer switch picking the group
+   * and an inner one the entry, so blocks nest about 2√n deep rather than n (binaryen's
+   * optimizer slows down sharply on deeply nested blocks).
+   */
+  const dispatch = (run: DefCode[]): X => {
+    const codeOf = new Map<number, X[]>();
+    for (const d of run) {
+      const j = entryOf.get(d.def)!;
+      const list = codeOf.get(j);
+      if (list) list.push(d.code);
+      else codeOf.set(j, [d.code]);
+    }
+    const leaves: SwitchItem[] = [...codeOf].map(([j, code]) => ({ entries: [j], code: () => code }));
+    if (leaves.length <= FLAT_CASES) return switchOver(leaves);
+    const size = Math.ceil(Math.sqrt(leaves.length));
+    const groups: SwitchItem[] = [];
+    for (let i = 0; i < leaves.length; i += size) {
+      const part = leaves.slice(i, i + size);
+      groups.push({ entries: part.flatMap((p) => p.entries), code: () => [switchOver(part)] });
+    }
+    return switchOver(groups);
   };
 
   return (defs) => {
