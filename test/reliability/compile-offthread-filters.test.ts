@@ -112,6 +112,17 @@ describe('same replies with --workers 0 and --workers 2', () => {
     expect(statuses).toEqual([200, 200, 200, 400, 400]);
   }, 60_000);
 
+  it('metrics and instrument report the same timers', async () => {
+    for (const q of ['?metrics', '?instrument']) {
+      const [a, b] = await Promise.all([local, pooled].map((s) => filter(s, `/v1/compile/shop/include${q}`, PG, { input: { favorite: 'fig' }, unknowns: ['input.fruits'] })));
+      // Which worker answers decides whether its caches are warm: the cache-hit counter and
+      // the planning stage timers (only when the query is planned) may differ.
+      const keys = (r: RawReply) => Object.keys((r.json() as { metrics: Record<string, number> }).metrics).filter((k) => k !== 'counter_compile_prepared_cache_hit' && !k.startsWith('timer_query_compile_stage_'));
+      expect(keys(b!), q).toEqual(keys(a!));
+      expect(keys(a!), q).toContain('timer_rego_partial_eval_ns');
+    }
+  }, 60_000);
+
   it('the prepared-filter cache works per worker (a repeated request hits it)', async () => {
     let hits = 0;
     for (let i = 0; i < 6; i++) {
