@@ -61,7 +61,7 @@ export interface PreparedFilter {
   readonly query: string;
   readonly constraints: ConstraintSet;
   readonly shorts: ReadonlySet<string>;
-  readonly mask?: (input: Value | undefined, data: Value | undefined) => Value | undefined;
+  readonly mask?: (input: Value | undefined, data: Value | undefined, deadline?: number) => Value | undefined;
   /** Built on the first fragment error: where the policy's expressions are. */
   locations?: LocationIndex;
 }
@@ -87,7 +87,7 @@ export function prepareFilter(policy: CompiledPolicy, spec: FilterSpec): Prepare
   let mask: PreparedFilter['mask'];
   if (spec.maskRule) {
     const decide = policy.prepareDecision(spec.maskRule);
-    mask = (input, data) => decide({ input, data: data ?? new RObject() });
+    mask = (input, data, deadline) => decide({ input, data: data ?? new RObject(), ...(deadline !== undefined ? { deadline } : {}) });
   }
   return { spec, query: dataRefText(spec.path), constraints, shorts, ...(mask ? { mask } : {}) };
 }
@@ -109,7 +109,7 @@ export function runFilter(policy: CompiledPolicy, prepared: PreparedFilter, opts
   let masks: Value | undefined;
   if (prepared.mask) {
     const t = now();
-    const v = prepared.mask(opts.input, opts.data);
+    const v = prepared.mask(opts.input, opts.data, opts.deadline);
     if (v !== undefined && !(v instanceof RObject)) throw new FilterError(`convert masks: mask rule value is not an object`);
     if (v instanceof RObject && v.size > 0) masks = v;
     timers.timer_compile_eval_mask_rule_ns = Number(now() - t);

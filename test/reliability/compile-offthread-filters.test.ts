@@ -217,4 +217,31 @@ describe('--eval-timeout applies to compile requests', () => {
       }
     }
   }, 120_000);
+
+  it('also stops a slow mask rule, with workers and in-process', async () => {
+    const masked = `package masked
+
+# METADATA
+# scope: document
+# compile:
+#   unknowns: [input.fruits]
+#   mask_rule: masks
+include if input.fruits.price > 1
+
+masks := {"fruits": {"price": {"replace": {"value": n}}}} if {
+	n := count([1 | some i in numbers.range(1, 20000); some j in numbers.range(1, 20000); i == j])
+}
+`;
+    for (const workers of ['2', '0']) {
+      const srv = await startServer({ files: { 'masked.rego': masked }, args: ['--workers', workers, '--eval-timeout', '1s'] });
+      try {
+        const reply = await filter(srv, '/v1/compile/masked/include', PG, {});
+        expect(reply.status, `workers ${workers}: ${reply.text}`).toBe(500);
+        expect(errorBody(reply).errors).toEqual([expect.objectContaining({ code: 'eval_cancel_error' })]);
+        expect(reply.ms, `workers ${workers}`).toBeLessThan(5000);
+      } finally {
+        await srv.close();
+      }
+    }
+  }, 120_000);
 });
