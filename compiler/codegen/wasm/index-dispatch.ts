@@ -8,7 +8,6 @@
 // (an undefined ref, or a value no definition tests) select no case.
 import binaryen from 'binaryen';
 import type { RuleGroup } from '../../ir/ir.js';
-import { RObject } from '../../../runtime/value/collections.js';
 import type { FnGen } from './exprs.js';
 import type { Linker } from './link.js';
 
@@ -42,12 +41,12 @@ export function indexDispatch(L: Linker, f: FnGen, g: RuleGroup, out: X[]): (def
   const m = L.m;
   const entryOf = new Map<number, number>();
   ix.entries.forEach((e, j) => e.defs.forEach((d) => entryOf.set(d, j)));
-  const table = RObject.fromEntries(ix.entries.map((e, j): [typeof e.key, number] => [e.key, j]));
+  const table = L.indexTable(ix.entries.map((e) => e.key));
   const sel = f.temp();
   const undef = f.label('ixu');
   out.push(
     m.local.set(sel, m.i32.const(-1)),
-    m.block(undef, [m.local.set(sel, f.rt('rt_index_find', [m.global.get(L.constant(table), I32), f.expr(ix.ref, undef)]))]),
+    m.block(undef, [m.local.set(sel, f.rt('rt_index_find', [m.global.get(table, I32), f.expr(ix.ref, undef)]))]),
   );
 
   /**

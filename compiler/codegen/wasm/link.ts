@@ -131,6 +131,20 @@ export class Linker {
     return `const${i}`;
   }
 
+  /**
+   * The global holding a rule index table (index-dispatch.ts): an object mapping each
+   * key to its position, built at start after the constants from the keys' own
+   * constant globals (no second copy of their text in the start function).
+   */
+  indexTable(keys: Value[]): string {
+    const name = `ixtable${this.tables.length}`;
+    this.tables.push({ name, keys: keys.map((k) => this.constant(k)) });
+    this.m.addGlobal(name, I32, true, this.m.i32.const(0));
+    return name;
+  }
+
+  private readonly tables: { name: string; keys: string[] }[] = [];
+
   builtinId(name: string, _arity: number): number {
     let id = this.builtins.get(name);
     if (id === undefined) this.builtins.set(name, (id = this.builtins.size));
@@ -198,6 +212,9 @@ export class Linker {
     return name;
   }
 
+  /** Per function building constants: the local its strings are written through. */
+  private readonly stringTemps = new WeakMap<FnGen, number>();
+
   /** A constant's value built at start. */
   private build(f: FnGen, v: Value): X {
     const m = this.m;
@@ -208,7 +225,10 @@ export class Linker {
       // strings, and numbers with their exact text (decimals, big numbers)
       const text = typeof v === 'string' ? v : formatNumber(v);
       const bytes = new TextEncoder().encode(text);
-      const p = f.temp();
+      // one local for every string a function builds (each is used only inside its own
+      // block): a local per string made binaryen's local passes quadratic in big tables
+      let p = this.stringTemps.get(f);
+      if (p === undefined) this.stringTemps.set(f, (p = f.temp()));
       const out: X[] = [m.local.set(p, f.rt('opa_malloc', [m.i32.const(bytes.length)]))];
       for (let i = 0; i < bytes.length; i++) out.push(m.i32.store8(i, 1, m.local.get(p, I32), m.i32.const(bytes[i]!)));
       const ptr = m.local.get(p, I32);
@@ -264,6 +284,10 @@ export class Linker {
     this.provide('entrypoints', binaryen.none, I32, [], m.global.get(epConst, I32));
     const init = new FnGen(this, 0, 0);
     const sets = this.consts.map((v, i) => m.global.set(`const${i}`, this.build(init, v)));
+    for (const t of this.tables) {
+      sets.push(m.global.set(t.name, init.rt('rt_obj', [])));
+      t.keys.forEach((k, j) => sets.push(m.drop(init.rt('rt_obj_put', [m.global.get(t.name, I32), m.global.get(k, I32), init.rt('rt_num', [m.f64.const(j)])]))));
+    }
     this.provide('init', binaryen.none, binaryen.none, init.varTypes(), m.block(null, sets));
     for (const name of [...this.rtNames.keys()]) if (name.startsWith('rt_') || name.startsWith('rtb_')) m.removeExport(name);
     if (!m.validate()) throw new Error('wasm: generated module does not validate');
