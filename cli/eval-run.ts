@@ -12,7 +12,7 @@ import type { ResultRow } from '../compiler/api.js';
 import { loadAll } from './loader.js';
 import type { IO } from './output.js';
 import type { EvalOutcome, EvalRequest } from './eval.js';
-import { readInput, render } from './eval.js';
+import { evalOptions, readInput, render } from './eval.js';
 import { contextualQuery, extraChecks, restoreTexts } from './eval-context.js';
 import { appendJSON, coverage, jsonExtras, nowNs, prettyExtras, profileReport, withEventTimes, type Extras } from './eval-instrument.js';
 
@@ -62,13 +62,7 @@ export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions,
     const checks = extraChecks(req, modules, req.query, v0);
     if (checks.length > 0) throw new RegoErrors(checks);
     const query = contextualQuery(req.query, req.package, req.imports ?? [], modules, v0);
-    const evalOpts = {
-      ...(input !== undefined ? { input } : {}),
-      data: loaded.data,
-      strictBuiltinErrors: req.strictBuiltinErrors,
-      print: (msg: string) => io?.err(msg + '\n'),
-      ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
-    };
+    const evalOpts = evalOptions(req, input, loaded.data, io);
     let rows: ResultRow[];
     if (req.profile || req.coverage) {
       const interp = await import('../compiler/interp/index.js');

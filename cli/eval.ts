@@ -103,18 +103,23 @@ export function readInput(req: EvalRequest, io?: IO): Value | undefined {
 }
 
 /** Load everything, compile, prepare and evaluate. Never throws. */
+/** The evaluation options of a request: input, data, strict builtin errors, print to stderr, deadline. */
+export function evalOptions(req: EvalRequest, input: Value | undefined, data: Value, io?: IO) {
+  return {
+    ...(input !== undefined ? { input } : {}),
+    data,
+    strictBuiltinErrors: req.strictBuiltinErrors,
+    print: (msg: string) => io?.err(msg + '\n'),
+    ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
+  };
+}
+
 export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> {
   try {
     const input = readInput(req, io);
     const loaded = await loadAll(req.data, req.bundles, { v0Compatible: req.v0Compatible });
     const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
-    const evalOpts = {
-      ...(input !== undefined ? { input } : {}),
-      data: loaded.data,
-      strictBuiltinErrors: req.strictBuiltinErrors,
-      print: (msg: string) => io?.err(msg + '\n'),
-      ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
-    };
+    const evalOpts = evalOptions(req, input, loaded.data, io);
     if (req.target === 'wasm') {
       const { evaluateWasm } = await import('./eval-wasm.js');
       return { ok: true, rows: await evaluateWasm(policy, req.query, loaded.data, input) };

@@ -7,6 +7,7 @@ import {
   T_NULL, T_BOOL, T_NUM, T_STR, T_ARR, T_OBJ, T_SET,
   alloc, mkBool, mkNum, mkStr, mkArr, mkSet, mkObj, arrPush, setAdd, objPut, objGet,
   tag, len, item, objKey, objVal, numVal, strData, compare, numInexact, fail, isStr, intOf, runes,
+  bytesEq, findBytes,
 } from './values';
 import { arithNum } from './arith';
 
@@ -43,19 +44,6 @@ export function rtb_type_name(v: usize): usize {
 
 // ---------------------------------------------------------------- strings
 
-function bytesEq(a: usize, b: usize, n: i32): bool {
-  for (let i = 0; i < n; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
-  return true;
-}
-
-/** Byte offset of `needle` in `hay` from byte `from`, or -1. */
-function find(hay: usize, needle: usize, from: i32): i32 {
-  const lh = len(hay);
-  const ln = len(needle);
-  for (let i = from; i + ln <= lh; i++) if (bytesEq(strData(hay) + i, strData(needle), ln)) return i;
-  return -1;
-}
-
 
 export function rtb_startswith(s: usize, p: usize): usize {
   if (!isStr(s) || !isStr(p)) return 0;
@@ -69,13 +57,13 @@ export function rtb_endswith(s: usize, p: usize): usize {
 
 export function rtb_contains(s: usize, p: usize): usize {
   if (!isStr(s) || !isStr(p)) return 0;
-  return mkBool(find(s, p, 0) >= 0 ? 1 : 0);
+  return mkBool(findBytes(s, p, 0) >= 0 ? 1 : 0);
 }
 
 /** indexof: the code-point index of the first match, or -1. */
 export function rtb_indexof(s: usize, p: usize): usize {
   if (!isStr(s) || !isStr(p)) return 0;
-  const i = find(s, p, 0);
+  const i = findBytes(s, p, 0);
   return mkNum(<f64>(i < 0 ? -1 : runes(strData(s), i)));
 }
 
@@ -127,7 +115,7 @@ export function rtb_split(s: usize, d: usize): usize {
   }
   let from = 0;
   while (true) {
-    const i = find(s, d, from);
+    const i = findBytes(s, d, from);
     if (i < 0) break;
     arrPush(out, mkStr(base + from, i - from));
     from = i + len(d);

@@ -7,20 +7,8 @@ import {
   T_ARR, T_SET, T_OBJ, T_NUM,
   alloc, mkBool, mkNum, mkStr, mkArr, arrPush,
   tag, len, item, objKey, objVal, numVal, strData, fail, isStr, intOf, runes, numInexact,
+  bytesEq, findBytes,
 } from './values';
-
-function bytesEq(a: usize, b: usize, n: i32): bool {
-  for (let i = 0; i < n; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
-  return true;
-}
-
-/** Byte offset of `needle` in `hay` from byte `from`, or -1. */
-function findBytes(hay: usize, needle: usize, from: i32): i32 {
-  const lh = len(hay);
-  const ln = len(needle);
-  for (let i = from; i + ln <= lh; i++) if (bytesEq(strData(hay) + i, strData(needle), ln)) return i;
-  return -1;
-}
 
 function hasPrefix(s: usize, p: usize): bool {
   return len(p) <= len(s) && bytesEq(strData(s), strData(p), len(p));

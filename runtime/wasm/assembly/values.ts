@@ -341,3 +341,17 @@ export function intOf(v: usize): bool {
   if (Math.abs(x) >= 9007199254740992) { fail('not supported on wasm: integer operands beyond 2^53'); return false; }
   return true;
 }
+
+/** Whether `n` bytes at `a` and `b` are equal. */
+export function bytesEq(a: usize, b: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
+  return true;
+}
+
+/** Byte offset of string `needle` in string `hay` from byte `from`, or -1. */
+export function findBytes(hay: usize, needle: usize, from: i32): i32 {
+  const lh = len(hay);
+  const ln = len(needle);
+  for (let i = from; i + ln <= lh; i++) if (bytesEq(strData(hay) + i, strData(needle), ln)) return i;
+  return -1;
+}
