@@ -10,7 +10,7 @@ import type { Value } from '../value/value.js';
 import { typeName } from '../value/value.js';
 import { asString } from './args.js';
 import { BuiltinError, OperandTypeError, operandError } from './errors.js';
-import { compileRegex } from './regex-cache.js';
+import { regexTest } from './regex-cache.js';
 
 const reRune = (r: number): string => `\\x{${r.toString(16)}}`;
 
@@ -155,7 +155,7 @@ export const builtins: BuiltinDef[] = [
       const pattern = asString(p!, 1);
       const delims = delimiters(d!);
       const match = asString(m!, 3);
-      return compileRegex(globToRegex(pattern, delims)).test(match);
+      return regexTest(globToRegex(pattern, delims), match);
     },
   },
   {

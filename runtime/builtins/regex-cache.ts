@@ -1,5 +1,6 @@
 // Compiled RE2 patterns (re2js: linear-time matching, Go regexp syntax) behind a
-// bounded LRU cache, plus Go's regexp helpers the builtins need: FindAll*-style
+// one-entry "last pattern" check and a bounded LRU cache; match tests use a native
+// RegExp where regex-native.ts proves both agree. Plus Go's regexp helpers the builtins need: FindAll*-style
 // match iteration, Split, ReplaceAllString with $-expansion, and QuoteMeta.
 // Indexes are UTF-16 offsets into JS strings, which slice on code point boundaries.
 // re2js loads on the first pattern compiled.
@@ -7,31 +8,61 @@ import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { BuiltinError } from './errors.js';
 import { collectionTooLarge, limits } from '../eval/limits.js';
+import { nativeRegex, type NativeRegex } from './regex-native.js';
 
 let re2js: typeof import('re2js').RE2JS | undefined;
 const RE2 = (): typeof import('re2js').RE2JS => (re2js ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS);
 
 const CACHE_MAX = 256;
-const cache = new Map<string, RE2JS | Error>();
+
+/** A compiled pattern: re2js's, and a native RegExp when both provably agree (regex-native.ts). */
+interface Entry {
+  re: RE2JS;
+  /** Computed on the first test(); null when the pattern has no native form. */
+  native: NativeRegex | null | undefined;
+}
+
+const cache = new Map<string, Entry | Error>();
+/** The pattern looked up last, checked before the LRU (a policy usually repeats one). */
+let lastPattern: string | undefined;
+let lastEntry: Entry | undefined;
+
+function entry(pattern: string): Entry {
+  if (pattern === lastPattern) return lastEntry!;
+  let e = cache.get(pattern);
+  if (e !== undefined) {
+    cache.delete(pattern);
+    cache.set(pattern, e);
+  } else {
+    try {
+      e = { re: RE2().compile(pattern), native: undefined };
+    } catch (err) {
+      e = err instanceof Error ? err : new Error(String(err));
+      if (!e.message.startsWith('error parsing regexp')) e = new Error(`error parsing regexp: ${e.message}`);
+    }
+    cache.set(pattern, e);
+    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
+  }
+  if (e instanceof Error) throw new BuiltinError(e.message);
+  lastPattern = pattern;
+  lastEntry = e;
+  return e;
+}
 
 /** Compile a Go-syntax pattern; parse errors become BuiltinErrors with Go's text. */
 export function compileRegex(pattern: string): RE2JS {
-  let re = cache.get(pattern);
-  if (re !== undefined) {
-    cache.delete(pattern);
-    cache.set(pattern, re);
-  } else {
-    try {
-      re = RE2().compile(pattern);
-    } catch (e) {
-      re = e instanceof Error ? e : new Error(String(e));
-      if (!re.message.startsWith('error parsing regexp')) re = new Error(`error parsing regexp: ${re.message}`);
-    }
-    cache.set(pattern, re);
-    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
-  }
-  if (re instanceof Error) throw new BuiltinError(re.message);
-  return re;
+  return entry(pattern).re;
+}
+
+/**
+ * Whether `s` has a match of the Go-syntax pattern (Regexp.MatchString): natively
+ * when the pattern and input allow it (regex-native.ts), else with re2js.
+ */
+export function regexTest(pattern: string, s: string): boolean {
+  const e = entry(pattern);
+  const n = (e.native ??= nativeRegex(pattern) ?? null);
+  if (n !== null && s.length <= n.maxLength && (!n.wellFormedOnly || (s as unknown as { isWellFormed(): boolean }).isWellFormed())) return n.re.test(s);
+  return e.re.test(s);
 }
 
 /** Go's FindAllStringSubmatchIndex(s, n): flat [start, end, g1s, g1e, …] per match (-1 = unset). */

@@ -9,7 +9,7 @@ import { asString, asInteger } from './args.js';
 import { BuiltinError } from './errors.js';
 import { toDouble } from '../value/number.js';
 import { goQuote } from './strings-go.js';
-import { compileRegex, findAllIndex, quoteMeta, regexReplaceAll, regexSplit } from './regex-cache.js';
+import { compileRegex, findAllIndex, quoteMeta, regexReplaceAll, regexSplit, regexTest } from './regex-cache.js';
 import { globsIntersect } from './regex-globs.js';
 
 const def = (name: string, args: BuiltinDef['decl']['args'], result: BuiltinDef['decl']['result'], impl: BuiltinImpl, extra: Partial<BuiltinDef['decl']> = {}): BuiltinDef => ({
@@ -25,7 +25,7 @@ const intArg = (v: Value, pos: number): number => {
 const regexMatch: BuiltinImpl = ([p, v]) => {
   const pattern = asString(p!, 1);
   const value = asString(v!, 2);
-  return compileRegex(pattern).test(value);
+  return regexTest(pattern, value);
 };
 
 /** OPA's delimiterIndices: top-level delimiter spans, or an error for unbalanced ones. */
@@ -111,7 +111,7 @@ export const builtins: BuiltinDef[] = [
     // OPA reports the start delimiter's length in both messages.
     if (byteLen(start) !== 1) throw new BuiltinError(`start delimiter has to be exactly one character long but is ${byteLen(start)} long`);
     if (byteLen(end) !== 1) throw new BuiltinError(`end delimiter has to be exactly one character long but is ${byteLen(start)} long`);
-    return compileRegex(templatePattern(tpl, start, end)).test(value);
+    return regexTest(templatePattern(tpl, start, end), value);
   }, { description: 'Matches a string against a pattern, where there pattern may be glob-like' }),
   def('regex.globs_match', [T.string, T.string], T.boolean, ([a, b]) => {
     const g1 = asString(a!, 1);
