@@ -25,20 +25,23 @@ export const PASSES: readonly Pass[] = [
 
 /** Run every pass in order; stop with all errors found so far after a failing pass. */
 export function runPasses(state: CompileState, onPass?: (pass: Pass, state: CompileState) => void): void {
+  for (const pass of PASSES) runPass(pass, state, onPass);
+}
+
+/** One step of runPasses (compiler/compile-steps.ts runs them one at a time). */
+export function runPass(pass: Pass, state: CompileState, onPass?: (pass: Pass, state: CompileState) => void): void {
   const timers = state.opts.stageTimers;
-  for (const pass of PASSES) {
-    runStrictStage(pass.name, state); // OPA's declaration and strict-mode checks, each before the pass its OPA stage precedes
-    if (state.errors.length > 0) throw new RegoErrors(state.errors);
-    if (timers) {
-      const t = process.hrtime.bigint();
-      pass.run(state);
-      timers[compileStageMetric(pass.name)] = Number(process.hrtime.bigint() - t);
-    } else {
-      pass.run(state);
-    }
-    onPass?.(pass, state);
-    if (state.errors.length > 0) throw new RegoErrors(state.errors);
+  runStrictStage(pass.name, state); // OPA's declaration and strict-mode checks, each before the pass its OPA stage precedes
+  if (state.errors.length > 0) throw new RegoErrors(state.errors);
+  if (timers) {
+    const t = process.hrtime.bigint();
+    pass.run(state);
+    timers[compileStageMetric(pass.name)] = Number(process.hrtime.bigint() - t);
+  } else {
+    pass.run(state);
   }
+  onPass?.(pass, state);
+  if (state.errors.length > 0) throw new RegoErrors(state.errors);
 }
 
 /** The metric a module-compile stage is timed under: `timer_compile_stage_<name>_ns`. */

@@ -8,8 +8,8 @@
 // policies, data filters, decision-log masks). compileCandidate runs on any thread;
 // the report crosses threads as plain data and becomes a PolicyCompileError again.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type SourceFile } from '../../compiler/index.js';
+import { compileSteps, runSteps, runStepsYielding } from '../../compiler/compile-steps.js';
 import { PolicyCompileError } from './errors.js';
-import { compileModules } from './evaluate.js';
 import { packagePath, rulePaths, type RulePath } from './policies.js';
 import type { CompileReport, WireRegoError } from './protocol.js';
 
@@ -44,16 +44,34 @@ function fromWire(e: WireRegoError): RegoError {
   return new RegoError(e.code as RegoError['code'], e.message, e.location ? { ...e.location } : undefined);
 }
 
+type CandidateResult = { policy?: CompiledPolicy; report: CompileReport };
+
 /**
  * Parse `parseFirst` on its own (its syntax errors are reported as such), then
  * compile the whole set. Never throws a Rego error: they are in the report.
  */
-export function compileCandidate(
+export function compileCandidate(modules: SourceFile[], v0Compatible: boolean, parseFirst: string | undefined, instrument: boolean): CandidateResult {
+  return runSteps(candidateSteps(modules, v0Compatible, parseFirst, instrument));
+}
+
+/**
+ * compileCandidate with `yieldNow()` awaited between the compiler's steps (each
+ * module's parse, each pass, code generation: compiler/compile-steps.ts), so an
+ * evaluation worker keeps answering decisions while it compiles. Undefined when
+ * `yieldNow` returned false (the candidate was abandoned). The compile timer counts
+ * the steps only, not the time given away between them.
+ */
+export function compileCandidateYielding(
   modules: SourceFile[],
   v0Compatible: boolean,
   parseFirst: string | undefined,
   instrument: boolean,
-): { policy?: CompiledPolicy; report: CompileReport } {
+  yieldNow: () => Promise<boolean>,
+): Promise<CandidateResult | undefined> {
+  return runStepsYielding(candidateSteps(modules, v0Compatible, parseFirst, instrument), yieldNow);
+}
+
+function* candidateSteps(modules: SourceFile[], v0Compatible: boolean, parseFirst: string | undefined, instrument: boolean): Generator<unknown, CandidateResult, void> {
   const timers: Record<string, number> = {};
   const packages: Record<string, string[]> = {};
   if (parseFirst !== undefined) {
@@ -69,19 +87,31 @@ export function compileCandidate(
         return { report: { failed: { phase: 'parse', errors: errors.map(toWire) }, timers } };
       }
       timers.timer_rego_module_parse_ns = Number(nowNs() - t);
+      yield;
     }
   }
-  const t = nowNs();
   const stages: Record<string, number> | undefined = instrument ? {} : undefined;
   let policy: CompiledPolicy;
+  let spent = 0n;
   try {
-    policy = compileModules(modules, v0Compatible, stages);
+    // compile(modules, …) of compiler/policy.ts, one step at a time (engine/evaluate.ts compileModules' options).
+    const steps = compileSteps(modules, stages ? { v0Compatible, stageTimers: stages } : { v0Compatible });
+    for (;;) {
+      const t = nowNs();
+      const r = steps.next();
+      spent += nowNs() - t;
+      if (r.done) {
+        policy = r.value;
+        break;
+      }
+      yield;
+    }
   } catch (e) {
     const errors = regoErrorList(e);
     if (!errors) throw e;
     return { report: { failed: { phase: 'compile', errors: errors.map(toWire) }, packages, timers } };
   }
-  timers.timer_rego_module_compile_ns = Number(nowNs() - t);
+  timers.timer_rego_module_compile_ns = Number(spent);
   Object.assign(timers, stages);
   const rules = rulePaths(policy).map((r) => ({ path: r.path, location: { file: r.location.file, row: r.location.row, col: r.location.col, offset: r.location.offset } }));
   return { policy, report: { packages, rules, timers } };

@@ -1,4 +1,4 @@
-// The worker-thread evaluator: a piscina pool of fixed size. Each worker keeps a
+// The worker-thread evaluator: a fixed number of worker_threads, each with a
 // replica of the engine state (compiled modules + base document). State changes are
 // broadcast on a BroadcastChannel and acknowledged by every live worker before
 // `publish` resolves; each task also names the generation it needs, and a worker
@@ -7,17 +7,21 @@
 // the value from shared bytes in slices, still serving) and committed by a write
 // that names them, so they become visible everywhere at once.
 //
-// Tasks queued in one turn of the event loop travel as batches (one per worker at
-// most). Limits: each worker has a heap limit (resourceLimits); a watchdog reads
-// a shared board where workers note when each task of a batch started, and aborts
-// (terminates) a worker whose task runs past its deadline plus a grace period.
-// When a worker dies (abort, out of memory), the task it was running gets the
-// error and the other tasks of its batch are queued again, once.
-// A candidate policy is compiled by one worker at a time (compilePolicy), and the
-// load balancer sends no task to a compiling worker while another one can take it.
-import { BroadcastChannel } from 'node:worker_threads';
+// Tasks travel on each worker's own port (worker.postMessage): no per-task
+// bookkeeping beyond one small record per batch. A worker holds at most one batch;
+// tasks that arrive meanwhile wait here and leave as one batch when a worker is
+// free (tasks queued in one turn of the event loop are split over the free
+// workers), so under load one message and one thread wake-up carry many requests.
+// Limits: each worker has a heap limit (resourceLimits); a watchdog reads a shared
+// board where workers note when each task of a batch started, and terminates a
+// worker whose task runs past its deadline plus a grace period. A worker that
+// exits (terminated, out of memory) is replaced at once; the task it was running
+// gets the error and the other tasks of its batch are queued again, once.
+// A candidate policy is compiled by one worker at a time (compilePolicy) in steps,
+// answering tasks in between; the pool sends no task to a compiling worker while
+// another one can take it (with one worker, tasks reach it between the steps).
+import { BroadcastChannel, Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
-import { Piscina } from 'piscina';
 import { currentRuntimeInfo, toJSONText } from '../../runtime/index.js';
 import type { SourceFile } from '../../compiler/index.js';
 import type { Evaluator } from './evaluator.js';
@@ -42,19 +46,28 @@ export interface PoolOptions {
 const ACK_TIMEOUT_MS = 30_000;
 const PREPARE_TIMEOUT_MS = 120_000;
 const COMPILE_TIMEOUT_MS = 120_000;
-/** Watchdog board slots (batches in flight that can be watched). */
+/** Watchdog board slots (batches in flight that can be watched): one per worker is enough. */
 const SLOTS = 1024;
 
 interface QueuedTask {
   task: EvalTask;
   resolve(outcome: EvalOutcome): void;
-  reject(e: unknown): void;
   retried?: boolean;
+}
+
+/** One worker thread of the pool. */
+interface Member {
+  worker: Worker;
+  threadId: number;
+  /** The batch it is running (at most one). */
+  batch?: LiveBatch;
+  /** The error it reported before exiting (e.g. ERR_WORKER_OUT_OF_MEMORY). */
+  error?: unknown;
 }
 
 interface LiveBatch {
   part: QueuedTask[];
-  abort: AbortController;
+  member: Member;
   slot: number;
   /** Index of the task the watchdog stopped. */
   stopped?: number;
@@ -67,15 +80,17 @@ interface Preparing {
   reject(e: unknown): void;
 }
 
-function workerFile(): string {
+function workerFile(): URL {
   const compiled = import.meta.url.endsWith('.js');
-  return new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url).href;
+  return new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url);
 }
 
 const DEADLINE: WireError = { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' };
+const CLOSED: WireError = { kind: 'other', phase: 'eval', message: 'evaluation worker failed: the server is closing' };
 
 export class PoolEvaluator implements Evaluator {
-  private readonly pool: Piscina;
+  private readonly config: WorkerConfig;
+  private readonly members: Member[] = [];
   private readonly down: BroadcastChannel;
   private readonly up: BroadcastChannel;
   private readonly acked = new Map<number, number>();
@@ -83,10 +98,10 @@ export class PoolEvaluator implements Evaluator {
   private readonly board = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * 4));
   private readonly epoch = Date.now();
   private readonly freeSlots = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
-  private readonly live = new Map<number, LiveBatch>();
   private readonly preparing = new Map<number, Preparing>();
   private readonly watchdog: NodeJS.Timeout | undefined;
   private queued: QueuedTask[] = [];
+  private flushScheduled = false;
   private closed = false;
   /** Workers compiling a candidate policy, by thread id: the id of the candidate and its callback. */
   private readonly compiling = new Map<number, { id: number; done(report: CompileReport | undefined): void }>();
@@ -94,7 +109,7 @@ export class PoolEvaluator implements Evaluator {
 
   constructor(private readonly opts: PoolOptions) {
     const id = randomUUID();
-    const config: WorkerConfig = {
+    this.config = {
       downChannel: `regent-down-${id}`,
       upChannel: `regent-up-${id}`,
       v0Compatible: opts.v0Compatible,
@@ -104,49 +119,34 @@ export class PoolEvaluator implements Evaluator {
       board: this.board.buffer as SharedArrayBuffer,
       epoch: this.epoch,
     };
-    this.down = new BroadcastChannel(config.downChannel);
-    this.up = new BroadcastChannel(config.upChannel);
+    this.down = new BroadcastChannel(this.config.downChannel);
+    this.up = new BroadcastChannel(this.config.upChannel);
     this.up.onmessage = (ev) => this.onUp((ev as { data: UpMessage }).data);
     this.down.unref();
     this.up.unref();
-    this.pool = new Piscina({
-      filename: workerFile(),
-      minThreads: opts.threads,
-      maxThreads: opts.threads,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      atomics: 'disabled',
-      workerData: config,
-      resourceLimits: { maxOldGenerationSizeMb: opts.heapMb },
-      loadBalancer: (_task, workers) => this.pickWorker(workers),
-    });
-    this.pool.on('workerDestroy', () => this.wake());
-    this.pool.on('error', () => this.wake());
+    for (let i = 0; i < Math.max(1, opts.threads); i++) this.spawn();
     if (opts.timeoutMs > 0) {
       this.watchdog = setInterval(() => this.watch(), Math.max(10, Math.min(100, Math.floor(opts.timeoutMs / 4))));
       this.watchdog.unref();
     }
   }
 
-  /** Thread ids of the live workers. */
-  threadIds(): number[] {
-    return this.pool.threads.map((t) => t.threadId);
+  /** Start a worker (at construction, or to replace one that exited). */
+  private spawn(): void {
+    const worker = new Worker(workerFile(), { workerData: this.config, resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb } });
+    const member: Member = { worker, threadId: worker.threadId };
+    worker.on('message', (outcomes: EvalOutcome[]) => this.onReply(member, outcomes));
+    worker.on('error', (e) => {
+      member.error ??= e;
+    });
+    worker.on('exit', (code) => this.onExit(member, code));
+    worker.unref();
+    this.members.push(member);
   }
 
-  /**
-   * An idle worker that is not compiling; while only compiling workers are idle,
-   * none (the task waits for a busy one) unless every worker is compiling.
-   */
-  private pickWorker<W extends { id: number; currentUsage: number }>(workers: W[]): W | null {
-    let fallback: W | null = null;
-    let other = false;
-    for (const w of workers) {
-      const compiling = this.compiling.has(w.id);
-      if (!compiling) other = true;
-      if (w.currentUsage !== 0) continue;
-      if (!compiling) return w;
-      fallback ??= w;
-    }
-    return other ? null : fallback;
+  /** Thread ids of the live workers. */
+  threadIds(): number[] {
+    return this.members.map((m) => m.threadId);
   }
 
   /**
@@ -187,52 +187,95 @@ export class PoolEvaluator implements Evaluator {
   }
 
   evaluate(task: EvalTask): Promise<EvalOutcome> {
-    return new Promise((resolve, reject) => this.enqueue({ task, resolve, reject }));
+    return new Promise((resolve) => this.enqueue({ task, resolve }));
   }
 
   private enqueue(q: QueuedTask): void {
+    if (this.closed) return q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
     this.queued.push(q);
-    if (this.queued.length === 1) setImmediate(() => this.flush());
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.flush();
+      });
+    }
   }
 
   /**
-   * Send the tasks queued during this turn of the event loop as batches, one per
-   * worker at most: under load one message (and one thread wake-up) carries many
-   * requests, which is where a pool spends most of its time.
+   * The free workers that may take tasks now: the idle ones not compiling; while
+   * only compiling workers are idle, none (the tasks wait for a busy one) unless
+   * every worker is compiling (then it answers them between its compile steps).
    */
-  private flush(): void {
-    const queued = this.queued;
-    this.queued = [];
-    const size = Math.ceil(queued.length / Math.max(1, this.opts.threads));
-    for (let i = 0; i < queued.length; i += size) this.dispatch(queued.slice(i, i + size));
+  private freeMembers(): Member[] {
+    const free: Member[] = [];
+    let fallback: Member[] | undefined;
+    let other = false;
+    for (const m of this.members) {
+      const compiling = this.compiling.has(m.threadId);
+      if (!compiling) other = true;
+      if (m.batch !== undefined) continue;
+      if (!compiling) free.push(m);
+      else (fallback ??= []).push(m);
+    }
+    return other ? free : (fallback ?? []);
   }
 
-  private dispatch(part: QueuedTask[]): void {
+  /**
+   * Send the waiting tasks to the free workers, split evenly, one batch each: the
+   * tasks of one turn of the event loop, or everything that arrived while every
+   * worker was busy, travel in one message per worker.
+   */
+  private flush(): void {
+    if (this.queued.length === 0) return;
+    const free = this.freeMembers();
+    if (free.length === 0) return;
+    const queued = this.queued;
+    this.queued = [];
+    const size = Math.ceil(queued.length / free.length);
+    for (let i = 0, w = 0; i < queued.length; i += size, w++) this.dispatch(free[w]!, size === queued.length ? queued : queued.slice(i, i + size));
+  }
+
+  private dispatch(member: Member, part: QueuedTask[]): void {
     const slot = this.freeSlots.pop() ?? -1;
-    const batch: LiveBatch = { part, abort: new AbortController(), slot };
-    if (slot >= 0) {
-      Atomics.store(this.board, slot * 2 + 1, 0);
-      this.live.set(slot, batch);
-    }
-    const message: EvalBatch = { batch: part.map((q) => q.task), slot };
-    this.pool.run(message, { signal: batch.abort.signal }).then(
-      (outcomes: EvalOutcome[]) => {
-        this.release(batch);
-        part.forEach((q, j) => q.resolve(outcomes[j]!));
-      },
-      (e: unknown) => {
-        const index = batch.stopped ?? (slot >= 0 ? Atomics.load(this.board, slot * 2 + 1) - 1 : -1);
-        this.release(batch);
-        this.failed(batch, index, e);
-      },
-    );
+    const batch: LiveBatch = { part, member, slot };
+    if (slot >= 0) Atomics.store(this.board, slot * 2 + 1, 0);
+    member.batch = batch;
+    const tasks = new Array<EvalTask>(part.length);
+    for (let i = 0; i < part.length; i++) tasks[i] = part[i]!.task;
+    member.worker.postMessage({ batch: tasks, slot } satisfies EvalBatch);
+  }
+
+  private onReply(member: Member, outcomes: EvalOutcome[]): void {
+    const batch = member.batch;
+    if (batch === undefined) return;
+    member.batch = undefined;
+    this.release(batch);
+    for (let j = 0; j < batch.part.length; j++) batch.part[j]!.resolve(outcomes[j]!);
+    this.flush();
   }
 
   private release(batch: LiveBatch): void {
     if (batch.slot < 0) return;
-    if (this.live.get(batch.slot) === batch) this.live.delete(batch.slot);
     this.freeSlots.push(batch.slot);
     batch.slot = -1;
+  }
+
+  /** A worker exited: replace it; its batch's running task gets the error, the others run again (once). */
+  private onExit(member: Member, code: number): void {
+    const at = this.members.indexOf(member);
+    if (at < 0) return;
+    this.members.splice(at, 1);
+    if (!this.closed) this.spawn();
+    const batch = member.batch;
+    if (batch !== undefined) {
+      member.batch = undefined;
+      const index = batch.stopped ?? (batch.slot >= 0 ? Atomics.load(this.board, batch.slot * 2 + 1) - 1 : -1);
+      this.release(batch);
+      this.failed(batch, index, member.error ?? new Error(`the worker thread exited (code ${code})`));
+    }
+    this.wake();
+    this.flush();
   }
 
   /** A batch's worker died: the running task gets the error, the others run again (once). */
@@ -257,17 +300,18 @@ export class PoolEvaluator implements Evaluator {
     return { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${message}` };
   }
 
-  /** Abort the batches whose running task is past its deadline and grace period. */
+  /** Terminate the workers whose running task is past its deadline and grace period. */
   private watch(): void {
     const now = Date.now() - this.epoch;
     const limit = this.opts.timeoutMs + (this.opts.graceMs ?? 250);
-    for (const [slot, batch] of this.live) {
-      const index = Atomics.load(this.board, slot * 2 + 1);
+    for (const m of this.members) {
+      const batch = m.batch;
+      if (batch === undefined || batch.slot < 0 || batch.stopped !== undefined) continue;
+      const index = Atomics.load(this.board, batch.slot * 2 + 1);
       if (index === 0) continue;
-      if (now - Atomics.load(this.board, slot * 2) > limit) {
+      if (now - Atomics.load(this.board, batch.slot * 2) > limit) {
         batch.stopped = index - 1;
-        this.live.delete(slot);
-        batch.abort.abort();
+        void m.worker.terminate();
       }
     }
   }
@@ -349,7 +393,7 @@ export class PoolEvaluator implements Evaluator {
   }
 
   private allAcked(generation: number): boolean {
-    return this.pool.threads.every((t) => (this.acked.get(t.threadId) ?? -1) >= generation);
+    return this.members.every((m) => (this.acked.get(m.threadId) ?? -1) >= generation);
   }
 
   private waitForAcks(generation: number): Promise<void> {
@@ -374,7 +418,17 @@ export class PoolEvaluator implements Evaluator {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.wake();
-    await this.pool.destroy();
+    const members = this.members.splice(0);
+    const queued = this.queued.splice(0);
+    for (const q of queued) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
+    await Promise.all(
+      members.map((m) => {
+        const batch = m.batch;
+        m.batch = undefined;
+        for (const q of batch?.part ?? []) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
+        return m.worker.terminate();
+      }),
+    );
     this.down.close();
     this.up.close();
   }

@@ -1,17 +1,20 @@
-// Evaluation worker thread (run by piscina, see pool.ts). Holds a replica of the
-// engine state: asks for a snapshot on start, then applies broadcast updates in
-// generation order and acknowledges each. Tasks wait until the replica has reached
-// the generation they name. Large documents are built from shared bytes in slices
-// when the engine prepares them (so tasks keep being answered meanwhile) and put in
-// place by the write that names them. Before each task of a batch the worker notes
-// on the shared watchdog board when it started (pool.ts). A candidate module set is
-// compiled on request ('compile', policy-compile.ts) before the write that installs
-// it, so the update itself only swaps the prepared policy in.
-import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
+// Evaluation worker thread (see pool.ts). Holds a replica of the engine state: asks
+// for a snapshot on start, then applies broadcast updates in generation order and
+// acknowledges each. Batches of tasks arrive on the worker's own port and are
+// answered there, in order; tasks wait until the replica has reached the generation
+// they name. Large documents are built from shared bytes in slices when the engine
+// prepares them (so tasks keep being answered meanwhile) and put in place by the
+// write that names them. Before each task of a batch the worker notes on the shared
+// watchdog board when it started (pool.ts). A candidate module set is compiled on
+// request ('compile', policy-compile.ts) before the write that installs it, in
+// steps with a turn of the event loop between them, so batches (on the current
+// policy) and updates are served while it compiles; the update itself only swaps
+// the prepared policy in.
+import { BroadcastChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, setRuntimeInfo, type Value } from '../../runtime/index.js';
 import type { CompiledPolicy } from '../../compiler/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
-import { compileCandidate } from './policy-compile.js';
+import { compileCandidateYielding } from './policy-compile.js';
 import { documentBytes, documentError, patchMember } from './shared-docs.js';
 import type { CompilePolicy, CompileReport, DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
@@ -56,6 +59,7 @@ function opValue(op: WireWriteOp, docs: Map<number, Value>): Value | undefined {
 
 function applyUpdate(update: StateUpdate): void {
   if (update.modules) {
+    compilingId = undefined;
     const ahead = update.policyId === undefined ? undefined : compiledAhead.get(update.policyId);
     compiledAhead.clear();
     core.setPolicy(ahead ?? compileModules(update.modules, config.v0Compatible));
@@ -84,25 +88,38 @@ async function prepare(doc: SharedDocument, maxDepth: number): Promise<void> {
   send({ type: 'prepared', threadId, id: doc.id, ...(keys ? { keys } : {}) });
 }
 
-function compileAhead(msg: CompilePolicy): void {
+/** The candidate being compiled (its id), if any: a newer compile, a discard or an update abandons it. */
+let compilingId: number | undefined;
+
+/** One turn of the event loop (batches and updates are served), then whether `id` is still wanted. */
+function turn(id: number): Promise<boolean> {
+  return new Promise((resolve) => setImmediate(() => resolve(compilingId === id)));
+}
+
+async function compileAhead(msg: CompilePolicy): Promise<void> {
   compiledAhead.clear();
+  compilingId = msg.id;
   let report: CompileReport;
   try {
-    const out = compileCandidate(msg.modules, config.v0Compatible, msg.parseFirst, msg.instrument);
+    const out = await compileCandidateYielding(msg.modules, config.v0Compatible, msg.parseFirst, msg.instrument, () => turn(msg.id));
+    if (out === undefined) return; // abandoned
     if (out.policy) compiledAhead.set(msg.id, out.policy);
     report = out.report;
   } catch (e) {
     report = { timers: {}, crash: e instanceof Error ? e.message : String(e) };
+  } finally {
+    if (compilingId === msg.id) compilingId = undefined;
   }
   send({ type: 'compiled', threadId, id: msg.id, report });
 }
 
 function onDown(msg: DownMessage): void {
   if (msg.type === 'compile') {
-    if (msg.target === threadId) compileAhead(msg);
+    if (msg.target === threadId) void compileAhead(msg);
     return;
   }
   if (msg.type === 'discardPolicy') {
+    if (compilingId === msg.id) compilingId = undefined;
     compiledAhead.delete(msg.id);
     return;
   }
@@ -158,9 +175,7 @@ function reached(target: number): Promise<void> {
 }
 
 /** A batch of tasks, answered in order; each task's start is noted on the watchdog board. */
-export default async function evaluate(message: EvalBatch): Promise<EvalOutcome[]> {
-  const newest = message.batch.reduce((g, t) => Math.max(g, t.generation), -1);
-  if (generation < newest) await reached(newest);
+function runBatch(message: EvalBatch): EvalOutcome[] {
   const slot = message.slot;
   const out: EvalOutcome[] = [];
   for (let i = 0; i < message.batch.length; i++) {
@@ -168,8 +183,22 @@ export default async function evaluate(message: EvalBatch): Promise<EvalOutcome[
       Atomics.store(board, slot * 2, Date.now() - config.epoch);
       Atomics.store(board, slot * 2 + 1, i + 1);
     }
-    out.push(core.run(message.batch[i]!));
+    try {
+      out.push(core.run(message.batch[i]!));
+    } catch (e) {
+      out.push({ timers: {}, cacheHit: false, error: { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${e instanceof Error ? e.message : String(e)}` } });
+    }
   }
   if (slot >= 0) Atomics.store(board, slot * 2 + 1, 0);
   return out;
 }
+
+function onBatch(message: EvalBatch): void {
+  let newest = -1;
+  for (const t of message.batch) if (t.generation > newest) newest = t.generation;
+  if (generation >= newest) port.postMessage(runBatch(message));
+  else void reached(newest).then(() => port.postMessage(runBatch(message)));
+}
+
+const port = parentPort!;
+port.on('message', onBatch);
