@@ -10,7 +10,7 @@ import type { Value } from '../value/value.js';
 import { BigNum, formatNumber } from '../value/number.js';
 import { formatTerm } from '../value/format.js';
 import { asString, asArray } from './args.js';
-import { Printer, TYPE_NAME, newFlags } from './sprintf-printer.js';
+import { Printer, SPRINTF_MAX_OUTPUT, TYPE_NAME, newFlags } from './sprintf-printer.js';
 
 /** A Go value as OPA hands it to fmt.Sprintf. */
 export type GoArg =
@@ -184,6 +184,42 @@ export function goSprintf(format: string, args: GoArg[]): string {
   return p.out.join('');
 }
 
+/**
+ * The common case without the verb parser: only `%%`, `%v`, `%s` (a string or
+ * composite argument, or `%v` of a boolean, null or safe integer) and `%d` of a safe
+ * integer, one argument each, none left over. These print exactly as goSprintf
+ * prints them (no flags, width or precision to apply); anything else returns
+ * undefined and takes the full path.
+ */
+function simpleSprintf(format: string, args: readonly Value[]): string | undefined {
+  let out = '';
+  let last = 0;
+  let next = 0;
+  for (let i = format.indexOf('%'); i >= 0; i = format.indexOf('%', last)) {
+    const verb = format.charCodeAt(i + 1);
+    out += format.slice(last, i);
+    last = i + 2;
+    if (verb === 37) {
+      out += '%';
+      continue;
+    }
+    if (next >= args.length) return undefined;
+    const a = args[next++]!;
+    if (verb === 118 || verb === 115) {
+      // %v, %s
+      if (typeof a === 'string') out += a;
+      else if (typeof a === 'object' && a !== null && !(a instanceof BigNum)) out += formatTerm(a);
+      else if (verb === 118 && (typeof a === 'boolean' || a === null)) out += formatTerm(a);
+      else if (verb === 118 && Number.isSafeInteger(a)) out += String(a);
+      else return undefined;
+    } else if (verb === 100 && Number.isSafeInteger(a)) out += String(a);
+    else return undefined;
+  }
+  if (next !== args.length) return undefined;
+  out += format.slice(last);
+  return out.length > SPRINTF_MAX_OUTPUT ? undefined : out;
+}
+
 export const builtins: BuiltinDef[] = [
   {
     decl: {
@@ -196,7 +232,7 @@ export const builtins: BuiltinDef[] = [
     impl: ([format, values]) => {
       const fmt = asString(format!, 1);
       const arr = asArray(values!, 2);
-      return goSprintf(fmt, arr.map(toGoArg));
+      return simpleSprintf(fmt, arr) ?? goSprintf(fmt, arr.map(toGoArg));
     },
   },
 ];

@@ -4,7 +4,7 @@
 // Iteration follows Rego's sort order, as OPA iterates objects and sets sorted.
 // Growing past the evaluation collection cap (runtime/eval/limits.ts) throws.
 import type { Value } from './value.js';
-import { compare, compareStrings } from './compare.js';
+import { compare, compareStrings, equal } from './compare.js';
 import { canonicalKey } from './key.js';
 import { collectionTooLarge, limits } from '../eval/limits.js';
 
@@ -253,9 +253,22 @@ export class RObject {
   }
 }
 
+/** Up to this many members a set keeps a plain list and compares members by `equal`. */
+const SMALL_SET = 8;
+
+/**
+ * A set. Small sets (most rule and comprehension results: violations, labels) keep
+ * their members in a list and find duplicates with `equal`, so a composite member
+ * (an object like `{"msg": …}`) is never given a canonical key unless the set grows
+ * past SMALL_SET, is hashed itself, or is a member of a hashed collection.
+ */
 export class RSet {
-  private readonly map = new Map<string, Value>();
+  /** Members by hash key, once the set is large; undefined while `list` holds them. */
+  private map: Map<string, Value> | undefined;
+  /** Members in insertion order while the set is small. */
+  private list: Value[] = [];
   private sortedCache: Value[] | undefined;
+  private unorderedCache: Value[] | undefined;
   /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
   hashKey: string | undefined;
   taggedKey: string | undefined;
@@ -267,57 +280,89 @@ export class RSet {
   }
 
   get size(): number {
-    return this.map.size;
+    return this.map === undefined ? this.list.length : this.map.size;
   }
 
   has(v: Value): boolean {
-    return this.map.has(keyOf(v));
+    if (this.map !== undefined) return this.map.has(keyOf(v));
+    return this.indexOf(v) >= 0;
+  }
+
+  private indexOf(v: Value): number {
+    const l = this.list;
+    if (typeof v === 'string') {
+      for (let i = 0; i < l.length; i++) if (l[i] === v) return i;
+    } else for (let i = 0; i < l.length; i++) if (equal(l[i]!, v)) return i;
+    return -1;
   }
 
   /** Mutating insert: use only while building a fresh set. */
   add(v: Value): this {
+    if (this.map === undefined) {
+      if (this.indexOf(v) >= 0) return this;
+      if (this.list.length < SMALL_SET) {
+        // The list may be shared as unorderedArray(): copy before writing.
+        if (this.list.length >= limits.maxCollectionSize) collectionTooLarge();
+        if (this.unorderedCache === this.list) this.list = this.list.slice();
+        this.list.push(v);
+        this.changed();
+        return this;
+      }
+      const m = new Map<string, Value>();
+      for (const x of this.list) m.set(keyOf(x), x);
+      this.map = m;
+      this.list = [];
+    }
     const n = this.map.size;
     this.map.set(keyOf(v), v);
     if (this.map.size !== n) {
       if (n >= limits.maxCollectionSize) collectionTooLarge();
-      this.sortedCache = this.unorderedCache = undefined;
-      this.hashKey = this.taggedKey = undefined;
+      this.changed();
     }
     return this;
   }
 
-  delete(v: Value): boolean {
+  private changed(): void {
     this.sortedCache = this.unorderedCache = undefined;
     this.hashKey = this.taggedKey = undefined;
-    return this.map.delete(keyOf(v));
+  }
+
+  delete(v: Value): boolean {
+    this.changed();
+    if (this.map !== undefined) return this.map.delete(keyOf(v));
+    const i = this.indexOf(v);
+    if (i < 0) return false;
+    this.list = this.list.slice();
+    this.list.splice(i, 1);
+    return true;
   }
 
   /** Member hash keys (unordered), for fast set algebra. */
   hashes(): IterableIterator<string> {
-    return this.map.keys();
+    return this.map === undefined ? this.list.map(keyOf).values() : this.map.keys();
   }
 
   /** Members in Rego sort order. */
   values(): Value[] {
-    if (this.sortedCache === undefined) this.sortedCache = [...this.map.values()].sort(compare);
+    if (this.sortedCache === undefined) this.sortedCache = [...this.unorderedValues()].sort(compare);
     return this.sortedCache;
   }
 
   unorderedValues(): IterableIterator<Value> {
-    return this.map.values();
+    return this.map === undefined ? this.list.values() : this.map.values();
   }
-
-  private unorderedCache: Value[] | undefined;
 
   /** Members in insertion order as an array (cached; do not mutate). */
   unorderedArray(): Value[] {
+    if (this.map === undefined) return (this.unorderedCache = this.list);
     if (this.unorderedCache === undefined || this.unorderedCache.length !== this.map.size) this.unorderedCache = [...this.map.values()];
     return this.unorderedCache;
   }
 
   clone(): RSet {
     const s = new RSet();
-    for (const [h, v] of this.map) s.map.set(h, v);
+    if (this.map !== undefined) s.map = new Map(this.map);
+    else s.list = this.list.slice();
     return s;
   }
 }
