@@ -110,6 +110,20 @@ export class CompiledPolicy implements Policy {
     let rest = path.slice(used);
     let top: (c: EvalContext) => Value | undefined;
     const plainRule = node.children.size === 0 && groups.length === 1 && this.ir.groups[groups[0]!]!.kind !== 'object';
+    if (plainRule && rest.length === 0) {
+      // The common decision (`data.rbac.allow`): the rule's value, through its generated
+      // all-definitions test when it has one (Program.decisionTest, made on first use).
+      const id = groups[0]!;
+      let run: ((c: EvalContext) => Value | undefined) | undefined;
+      return (opts: EvalOptions = {}) => {
+        const ctx = newContext(opts);
+        try {
+          return (run ??= program.decisionTest(id) ?? ((c) => program.decide(id, c)))(ctx);
+        } catch (e) {
+          throw recursionError(e);
+        }
+      };
+    }
     if (rest.length > 0 && groups.length === 0) {
       // The path leaves the rule tree: only base data lives there.
       top = (c) => c.data;
@@ -129,8 +143,7 @@ export class CompiledPolicy implements Policy {
         const v = top(ctx);
         return rest.length === 0 ? v : RUNTIME.dig(v, rest);
       } catch (e) {
-        if (e instanceof RangeError) throw new EvalError('eval_recursion_error', 'evaluation exceeded the maximum stack depth');
-        throw e;
+        throw recursionError(e);
       }
     };
   }
@@ -152,8 +165,7 @@ export class CompiledPolicy implements Policy {
         try {
           frames = run(ctx);
         } catch (e) {
-          if (e instanceof RangeError) throw new EvalError('eval_recursion_error', 'evaluation exceeded the maximum stack depth');
-          throw e;
+          throw recursionError(e);
         }
         return frames.map((f) => {
           const bindings: Record<string, Value> = {};
@@ -182,6 +194,11 @@ function stageTimer(timers: Record<string, number> | undefined): StageTimer {
 }
 
 const NO_DATA = new RObject();
+
+/** A stack overflow during evaluation as OPA's eval_recursion_error; other errors as they are. */
+function recursionError(e: unknown): unknown {
+  return e instanceof RangeError ? new EvalError('eval_recursion_error', 'evaluation exceeded the maximum stack depth') : e;
+}
 
 function newContext(opts: EvalOptions): EvalContext {
   return EvalContext.forQuery(opts.input, opts.data ?? NO_DATA, opts.strictBuiltinErrors === true, opts.print, opts.deadline);

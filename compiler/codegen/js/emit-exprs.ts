@@ -56,6 +56,20 @@ const COMPARE: Record<string, (a: Code, b: Code) => Code> = {
   gte: (a, b) => _`compare(${a}, ${b}) >= 0`,
 };
 
+/** A key that may be written as a JS property name: letters, digits, `_` and `$`. */
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
+
+/**
+ * How generated code reads constant string key `key` (its constants-table entry `k`)
+ * from an object's `props`: a named load (`.action`) when the key is an identifier,
+ * else a keyed one (`[K[5]]`). A named load is a few percent faster (RBAC decision)
+ * and means the same on `props`, whose prototype has no properties. Only a key that
+ * matches IDENTIFIER reaches the source text, so no policy text can change its code.
+ */
+export function propKey(key: string, k: Code): Code {
+  return IDENTIFIER.test(key) ? new Code(`.${key}`) : _`[${k}]`;
+}
+
 /** State and expression code shared by the statement emitter (emit.ts) and emit-inline.ts. */
 export abstract class ExprEmitter {
   /** @internal (emit-inline.ts) */
@@ -152,7 +166,7 @@ export abstract class ExprEmitter {
       case 'base':
         if (e.path.length === 1 && typeof e.path[0] === 'string') {
           const key = this.k(e.path[0]);
-          return this.checked(_`(c.data instanceof RObject ? c.data.props[${key}] : dig(c.data, [${key}]))`, fail, pre);
+          return this.checked(_`(c.data instanceof RObject ? c.data.props${propKey(e.path[0], key)} : dig(c.data, [${key}]))`, fail, pre);
         }
         return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
       case 'rule':
@@ -170,7 +184,7 @@ export abstract class ExprEmitter {
         // against the factory's RObject parameter (about 5% of the RBAC decision).
         if (e.key.k === 'const' && typeof e.key.value === 'string') {
           const key = this.k(e.key.value);
-          return this.checked(_`(${base} !== null && ${base}.props !== undefined ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+          return this.checked(_`(${base} !== null && ${base}.props !== undefined ? ${base}.props${propKey(e.key.value, key)} : dot(${base}, ${key}))`, fail, pre);
         }
         const key = this.expr(e.key, fail, pre);
         return this.checked(_`(${base} !== null && ${base}.props !== undefined && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);

@@ -26,6 +26,9 @@ const EMPTY = new Code('');
 /** The per-iteration step count and deadline check. */
 export const TICK = new Code('if ((++c.steps & 1023) === 0) c.checkDeadline();');
 
+/** Where a generator scan lists the local slots its callback's wrapper takes (see withSlots). */
+const SLOTS = '/*slots*/';
+
 /** Runtime helpers bound once per generated function, so calls target a stable local. */
 const PRELUDE = new Code('const equal = rt.equal, compare = rt.compare, dot = rt.dot, dig = rt.dig, RSet = rt.RSet;');
 
@@ -58,6 +61,44 @@ export class Emitter extends ExprEmitter {
     return this.source(block, value);
   }
 
+  /**
+   * Source of `function (f, c) { … }` for a complete rule whose definitions all give one
+   * constant (Program.firstConstant): the definitions' bodies in order, each in its own
+   * block with its own local slots, returning true at the first solution. One call per
+   * test instead of a frame, a call and a loop step per definition. Throws NeedsFrame
+   * or Unsupported when a body cannot keep its slots in locals.
+   */
+  groupExistsSource(bodies: Block[]): Code {
+    this.names = new Names();
+    this.loops = 0;
+    this.slotPrefix = '';
+    this.inlined = 0;
+    this.locals = true;
+    try {
+      const parts = bodies.map((b) => {
+        this.usedSlots = new Set();
+        const label = this.names.next('L');
+        const body = this.withSlots(this.block(b, 0, label, () => _`return true;`, true));
+        return _`{\n${this.slotDecls()}\n${label}: {\n${body}\n}\n}`;
+      });
+      return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${join(parts)}\nreturn false;\n};`;
+    } finally {
+      this.locals = false;
+    }
+  }
+
+  /** `let s0, s1, …;` for the local slots used so far. */
+  private slotDecls(): Code {
+    return this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort().map((n) => new Name(n)), new Code(', '))};` : new Code('');
+  }
+
+  /** Fills generator scans' SLOTS markers (see generatorScan) with the local slots used. */
+  private withSlots(body: Code): Code {
+    if (!this.locals || !body.text.includes(SLOTS)) return body;
+    const list = [...this.usedSlots].sort().map((n) => `, ${n}`).join('');
+    return new Code(body.text.replaceAll(SLOTS, list));
+  }
+
   private source(block: Block, value?: Expr | 'exists'): Code {
     this.names = new Names();
     this.loops = 0;
@@ -72,8 +113,8 @@ export class Emitter extends ExprEmitter {
       const v = this.expr(value, fail, pre);
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
-    const body = this.block(block, 0, top, success, true);
-    const decls = this.locals && this.usedSlots.size > 0 ? _`let ${join([...this.usedSlots].sort().map((n) => new Name(n)), new Code(', '))};` : new Code('');
+    const body = this.withSlots(this.block(block, 0, top, success, true));
+    const decls = this.slotDecls();
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
@@ -202,12 +243,19 @@ export class Emitter extends ExprEmitter {
     if (s.source.k !== 'rule') throw new Error('generatorScan: not a rule');
     const inner = this.names.next('L');
     const v = this.names.next('v');
+    // With local slots, the callback runs inside an arrow function whose parameters
+    // shadow the slots (and f, c, sink, plain): a closure over the function's own
+    // variables would move them all into a heap context, slowing every other path of
+    // the body (an inlined set rule's loop is the usual one; this is its fallback).
+    // The rest of the body is inside the callback, so nothing reads the slots after it.
+    const open = this.locals ? new Code(`((f, c, sink, plain${SLOTS}) => `) : new Code('');
+    const close = this.locals ? new Code(`)(f, c, sink, plain${SLOTS})`) : new Code('');
     return join([
-      _`if (ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
+      _`if (${open}ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
       this.pattern(s.key, v, inner),
       this.pattern(s.value, v, inner),
       rest(inner),
-      _`} return false; })) return true;`,
+      _`} return false; })${close}) return true;`,
     ]);
   }
 

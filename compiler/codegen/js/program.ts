@@ -13,7 +13,7 @@ import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
 import { hasPrint } from './emit-inline.js';
-import { MAX_CALL_DEPTH, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
+import { MAX_CALL_DEPTH, NO_FRAME, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
 export type { Backend } from './rule-compiler.js';
 
@@ -87,6 +87,21 @@ export class Program extends RuleCompiler implements ProgramOps {
     return this.firstConstant(g, this.candidates(g, c), c);
   }
 
+  /**
+   * A decision function for a complete rule like `allow if …` (one constant value,
+   * definitions not indexed, a generated all-definitions test: groupTest): the context
+   * in, the value out, without decide's per-call checks. Undefined for other groups.
+   */
+  decisionTest(id: number): ((c: EvalContext) => Value | undefined) | undefined {
+    const g = this.ir.groups[id]!;
+    const value = this.constantGroups[id];
+    if (g.kind !== 'complete' || g.index !== undefined || value === undefined) return undefined;
+    const test = this.groupTest(g);
+    if (test === null) return undefined;
+    const dflt = g.default;
+    return (c) => (c.dataOverrides !== undefined ? this.evalGroup(id, c) : test(NO_FRAME, c) ? value : dflt);
+  }
+
   evalGroup(id: number, c: EvalContext): Value | undefined {
     const g = this.ir.groups[id]!;
     if (c.dataOverrides !== undefined) {
@@ -146,6 +161,11 @@ export class Program extends RuleCompiler implements ProgramOps {
    * solution decides.
    */
   private firstConstant(g: RuleGroup, defs: CompiledDef[], c: EvalContext): Value | undefined {
+    if (defs === this.defs[g.id]) {
+      // All definitions (not an index's pick): one generated test of them in order.
+      const test = this.groupTest(g);
+      if (test !== null) return test(NO_FRAME, c) ? this.constantGroups[g.id] : g.default;
+    }
     for (let i = 0; i < defs.length; i++) {
       const d = defs[i]!;
       if (d.exists(d.frame(), c)) return this.constantGroups[g.id];

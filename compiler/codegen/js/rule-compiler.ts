@@ -11,6 +11,8 @@ import type { RuntimeScope } from '../../../runtime/scope.js';
 import type { EvalContext } from '../../../runtime/eval/context.js';
 import { ClosureCompiler, type ProgramOps } from './closures.js';
 import { Emitter, Unsupported, type EmitTables } from './emit.js';
+import { NeedsFrame, propKey } from './emit-exprs.js';
+import { Code } from './code.js';
 import { inlinableSet, inlinableTest } from './emit-inline.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
@@ -39,6 +41,12 @@ export interface CompiledDef {
 export type Sink = K;
 
 export const MAX_CALL_DEPTH = 2000;
+
+/** Most definitions a group's generated all-definitions test (groupTest) takes. */
+export const MAX_GROUP_TEST_DEFS = 8;
+
+/** A generated test of all of a group's definitions: true when one has a solution. */
+export type GroupTest = (f: Slots, c: EvalContext) => boolean;
 
 interface CompiledIndex {
   ref: E;
@@ -186,7 +194,7 @@ export abstract class RuleCompiler {
     if (e.k !== 'input' || keys.length === 0 || this.backend !== 'js') return undefined;
     const steps = keys.map((k) => {
       const key = JSON.stringify(k);
-      return `if (v === undefined) return undefined;\nv = v instanceof RObject ? v.props[${key}] : dot(v, ${key});`;
+      return `if (v === undefined) return undefined;\nv = v instanceof RObject ? v.props${propKey(k, new Code(`[${key}]`)).text} : dot(v, ${key});`;
     });
     const make = new Function('RObject', 'dot', `return function (f, c) {\nlet v = c.input;\n${steps.join('\n')}\nreturn v;\n};`) as (r: unknown, d: unknown) => E;
     return make(this.rt.RObject, this.rt.dot);
@@ -221,23 +229,66 @@ export abstract class RuleCompiler {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
-    const emitter = new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test });
+    const emitter = this.emitter(tables, ordered, generators);
     try {
       source = emitter.functionSource(block, value, { frameInputs });
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
       throw e;
     }
+    this.lastFrameless = emitter.usedLocals;
+    return this.instantiate<T>(source.text, tables);
+  }
+
+  private emitter(tables: EmitTables, ordered: boolean, generators: boolean): Emitter {
+    return new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test });
+  }
+
+  /** The generated function of `text` bound to its tables. */
+  private instantiate<T>(text: string, tables: EmitTables): T {
     // Bodies of one shape generate the same source (policy values live in the
     // tables): compile each distinct source once, so V8's parse and compile cost
     // follows the number of shapes, not of rules (its own cache is not reliable).
-    let factory = this.factories.get(source.text) as ((...a: unknown[]) => T) | undefined;
+    let factory = this.factories.get(text) as ((...a: unknown[]) => T) | undefined;
     if (factory === undefined) {
-      factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', source.text) as (...a: unknown[]) => T;
-      this.factories.set(source.text, factory);
+      factory = new Function('rt', 'ops', 'X', 'K', 'CL', 'B', 'RObject', text) as (...a: unknown[]) => T;
+      this.factories.set(text, factory);
     }
-    this.lastFrameless = emitter.usedLocals;
     return factory(this.rt, this, this.helpers, tables.K, tables.CL, tables.B, this.rt.RObject);
+  }
+
+  /** Per group: its generated all-definitions test (see groupTest); null when it has none. */
+  private readonly groupTests: (GroupTest | null | undefined)[] = [];
+
+  /**
+   * For a complete rule whose definitions all give one constant (`allow if …`, tested in
+   * order by Program.firstConstant): one generated function running the definitions'
+   * bodies in order until one has a solution (Emitter.groupExistsSource). Made on first
+   * use; null for other groups, for more than MAX_GROUP_TEST_DEFS definitions (one
+   * function that large would not be optimized), and when a body needs the frame or
+   * the closure back end.
+   */
+  protected groupTest(g: RuleGroup): GroupTest | null {
+    let t = this.groupTests[g.id];
+    if (t === undefined) {
+      t = this.compileGroupTest(g);
+      this.groupTests[g.id] = t;
+    }
+    return t;
+  }
+
+  private compileGroupTest(g: RuleGroup): GroupTest | null {
+    if (this.backend !== 'js' || this.constantGroups[g.id] === undefined || g.defs.length > MAX_GROUP_TEST_DEFS) return null;
+    if (g.defs.some((d) => d.params.length > 0 || d.else !== undefined)) return null;
+    const tables: EmitTables = { K: [], CL: [], B: [] };
+    let source;
+    try {
+      source = this.emitter(tables, false, true).groupExistsSource(g.defs.map((d) => d.body));
+    } catch (e) {
+      if (e instanceof Unsupported || e instanceof NeedsFrame) return null;
+      throw e;
+    }
+    return this.instantiate<GroupTest>(source.text, tables);
   }
 
   private compileDef(d: RuleDef): CompiledDef {
