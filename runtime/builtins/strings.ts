@@ -218,9 +218,11 @@ export const builtins: BuiltinDef[] = [
     const s = asString(a!, 1);
     const old = asString(b!, 2);
     const nw = asString(c!, 3);
-    if (old === '') return goReplacer([[old, nw]], s);
+    if (old === '') return nw === '' ? s : goReplacer([[old, nw]], s);
+    if (!s.includes(old)) return s;
     checkSplitPieces(s, old);
-    return s.split(old).join(nw);
+    // replaceAll reads `$` in a replacement string as a pattern: split and join then.
+    return nw.includes('$') ? s.split(old).join(nw) : s.replaceAll(old, nw);
   }, 'Replace replaces all instances of a sub-string.'),
   def('strings.replace_n', [T.objectOf(T.string, T.string), T.string], T.string, ([a, b]) => {
     const patterns = asObject(a!, 1);

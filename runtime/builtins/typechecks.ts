@@ -9,7 +9,8 @@ import { T } from './types.js';
 
 const typesCat = ['types'];
 
-function pred(name: string, what: string, test: (v: Value) => boolean): BuiltinDef {
+/** Each impl is its own function (not one shared wrapper calling a test), so every call site stays monomorphic. */
+function pred(name: string, what: string, impl: (args: Value[]) => boolean): BuiltinDef {
   return {
     decl: {
       name,
@@ -18,18 +19,18 @@ function pred(name: string, what: string, test: (v: Value) => boolean): BuiltinD
       categories: typesCat,
       description: `Returns \`true\` if the input value is ${what}.`,
     },
-    impl: ([v]) => test(v!),
+    impl,
   };
 }
 
 export const builtins: BuiltinDef[] = [
-  pred('is_number', 'a number', (v) => isNumber(v)),
-  pred('is_string', 'a string', (v) => typeof v === 'string'),
-  pred('is_boolean', 'a boolean', (v) => typeof v === 'boolean'),
-  pred('is_array', 'an array', (v) => Array.isArray(v)),
-  pred('is_set', 'a set', (v) => v instanceof RSet),
-  pred('is_object', 'an object', (v) => v instanceof RObject),
-  pred('is_null', 'null', (v) => v === null),
+  pred('is_number', 'a number', (a) => isNumber(a[0]!)),
+  pred('is_string', 'a string', (a) => typeof a[0] === 'string'),
+  pred('is_boolean', 'a boolean', (a) => typeof a[0] === 'boolean'),
+  pred('is_array', 'an array', (a) => Array.isArray(a[0])),
+  pred('is_set', 'a set', (a) => a[0] instanceof RSet),
+  pred('is_object', 'an object', (a) => a[0] instanceof RObject),
+  pred('is_null', 'null', (a) => a[0] === null),
   {
     decl: {
       name: 'type_name',

@@ -72,6 +72,12 @@ describe('split, split_n, replace, replace_n', () => {
     expect(call('replace', 'foo...bar', '..', ',,')).toBe('foo,,.bar');
     expect(call('replace', 'ab', '', 'X')).toBe('XaXbX');
     expect(call('replace', '😀', '', '-')).toBe('-😀-');
+    expect(call('replace', '2Gi', '', '')).toBe('2Gi');
+    expect(call('replace', '500m', 'm', '')).toBe('500');
+    expect(call('replace', 'abc', 'x', 'y')).toBe('abc');
+    expect(call('replace', 'aaa', 'aa', 'b')).toBe('ba');
+    // `$` in the replacement is literal text, as in Go.
+    expect(call('replace', 'a.b.c', '.', "$&$1$$'")).toBe("a$&$1$$'b$&$1$$'c");
   });
   it('strings.replace_n uses Go Replacer priority', () => {
     expect(call('strings.replace_n', { a: 'YY', bba: 'bX' }, 'bbab')).toBe('bXb');
