@@ -1,21 +1,23 @@
 // The neutral Backend interface: one place that chooses how a compiled policy runs —
 // generated JavaScript (`js`, the default), closures (`closures`), the reference
 // interpreter (`interp`) or WebAssembly (`wasm`, through Regent's host in
-// runtime/wasm/host.ts). Every back end answers the same two questions (the document
-// at a data path, every row of a query) over a base document the back end is told
-// about (`setData`, then `write` per store write). No back end here re-implements rule
-// semantics: they all run the same IR. The Wasm back end serves the paths its module
-// has entrypoints for and hands everything else (other queries, refused entrypoints,
-// evaluations the module aborts) to a JS back end over the same data.
-import type { CompileOptions, EvalOptions, ResultRow, SourceFile } from './api.js';
+// runtime/wasm/host.ts; backend-wasm.ts). Every back end answers the same questions
+// (the document at a data path, every row of a query) over a base document the back
+// end is told about (`setData`, then `write` per store write), either at once
+// (`decide`, `query`) or prepared once and run many times (`prepareDecision`,
+// `prepare`: the server's hot path). No back end here re-implements rule semantics:
+// they all run the same IR. Partial evaluation, explanations and data filters stay on
+// the JS policy, which every back end exposes as `policy`.
+import type { CompileOptions, EvalOptions, PrepareOptions, ResultRow, SourceFile } from './api.js';
 import { CompiledPolicy, compile } from './policy.js';
 import { prepareInterpreted } from './interp/index.js';
 import { compileWasm, WasmUnsupportedError } from './codegen/wasm/lazy.js';
-import { RUNTIME } from '../runtime/scope.js';
 import { RObject } from '../runtime/value/collections.js';
-import { parseJSON, toJSONText } from '../runtime/value/index.js';
+import { parseJSON } from '../runtime/value/index.js';
 import type { Value } from '../runtime/value/value.js';
-import { WasmPolicy } from '../runtime/wasm/host.js';
+import { instantiateWasmBackend, type WasmBackend, type WasmModuleSource } from './backend-wasm.js';
+
+export { WasmBackend, instantiateWasmBackend, type WasmModuleSource, type WasmModuleStats, type WasmStats } from './backend-wasm.js';
 
 export type BackendName = 'js' | 'closures' | 'interp' | 'wasm';
 export const BACKEND_NAMES: readonly BackendName[] = ['js', 'closures', 'interp', 'wasm'];
@@ -33,17 +35,46 @@ export type BackendEvalOptions = Omit<EvalOptions, 'data'> & {
   inputText?: string;
 };
 
+/**
+ * A decision prepared once for one data path (callers cache it per path). Its
+ * arguments are positional so that a call allocates nothing beyond what the
+ * evaluation itself does.
+ */
+export interface PreparedDecision {
+  /** Where it runs: `wasm` when a module answers (then give the input as text if you have it). */
+  readonly runsOn: BackendName;
+  /**
+   * The document at the path over the back end's data, or undefined. `input` wins over
+   * `inputText`. `timers`, when given, learns where a Wasm decision ran:
+   * `timer_regent_wasm_eval_ns` (in the module) or `counter_regent_wasm_fallback` (the
+   * module aborted and the JS back end answered).
+   */
+  eval(input: Value | undefined, inputText: string | undefined, strictBuiltinErrors: boolean | undefined, deadline: number | undefined, timers?: Record<string, number>): Value | undefined;
+}
+
+/** A query prepared once over the back end's data. */
+export interface BackendQuery {
+  /** The query's user-written variables, in order of first appearance. */
+  readonly vars: string[];
+  eval(opts?: BackendEvalOptions): ResultRow[];
+}
+
 export interface Backend {
   readonly name: BackendName;
+  /** The compiled policy (partial evaluation, explanations and filters run on it). */
   readonly policy: CompiledPolicy;
   /** The base document evaluations see. */
   readonly data: Value;
-  /** Whether `decide(path)` runs on this back end itself (Wasm: an entrypoint of its module). */
+  /** Whether `decide(path)` runs on this back end itself (Wasm: an entrypoint of a module). */
   serves(path: string[]): boolean;
   /** The document at `path` under `data` (a Data API decision), or undefined. */
   decide(path: string[], opts?: BackendEvalOptions): Value | undefined;
+  /** The decision at `path`, prepared for many calls. Throws RegoErrors the path cannot compile with. */
+  prepareDecision(path: string[]): PreparedDecision;
   /** Every solution of a Rego query. */
   query(query: string, opts?: BackendEvalOptions): ResultRow[];
+  /** A query prepared for many calls (stage timers as CompiledPolicy.prepare). Throws RegoErrors. */
+  prepare(query: string, opts?: PrepareOptions): BackendQuery;
   /** Replace the base document. */
   setData(data: Value): void;
   /** One write to the base document; `data` is the document after it. */
@@ -63,9 +94,13 @@ export interface BackendOptions {
 
 const CACHE_LIMIT = 1000;
 
+function decodeInput(input: Value | undefined, inputText: string | undefined): Value | undefined {
+  return input ?? (inputText !== undefined ? parseJSON(inputText) : undefined);
+}
+
+/** EvalOptions over `data` (a literal of one shape, not a spread: this runs per query). */
 function evalOpts(opts: BackendEvalOptions, data: Value): EvalOptions {
-  const input = opts.input ?? (opts.inputText !== undefined ? parseJSON(opts.inputText) : undefined);
-  return { ...opts, data, ...(input !== undefined ? { input } : {}) };
+  return { input: decodeInput(opts.input, opts.inputText), data, strictBuiltinErrors: opts.strictBuiltinErrors, print: opts.print, deadline: opts.deadline };
 }
 
 function remember<T>(cache: Map<string, T>, key: string, make: () => T): T {
@@ -87,7 +122,7 @@ export function pathQuery(path: string[]): string {
 class ProgramBackend implements Backend {
   data: Value = new RObject();
   private readonly decisions = new Map<string, ReturnType<CompiledPolicy['prepareDecision']>>();
-  private readonly queries = new Map<string, ReturnType<CompiledPolicy['prepare']>>();
+  private readonly queries = new Map<string, BackendQuery>();
 
   constructor(
     readonly name: BackendName,
@@ -102,8 +137,24 @@ class ProgramBackend implements Backend {
     return remember(this.decisions, path.join('\u0000'), () => this.policy.prepareDecision(path))(evalOpts(opts, this.data));
   }
 
+  prepareDecision(path: string[]): PreparedDecision {
+    const decide = this.policy.prepareDecision(path);
+    const self = this;
+    return {
+      runsOn: this.name,
+      eval(input, inputText, strictBuiltinErrors, deadline): Value | undefined {
+        return decide({ input: decodeInput(input, inputText), data: self.data, strictBuiltinErrors, deadline });
+      },
+    };
+  }
+
   query(query: string, opts: BackendEvalOptions = {}): ResultRow[] {
-    return remember(this.queries, query, () => this.policy.prepare(query)).eval(evalOpts(opts, this.data));
+    return remember(this.queries, query, () => this.prepare(query)).eval(opts);
+  }
+
+  prepare(query: string, opts?: PrepareOptions): BackendQuery {
+    const prepared = this.policy.prepare(query, opts);
+    return { vars: prepared.vars, eval: (o = {}) => prepared.eval(evalOpts(o, this.data)) };
   }
 
   setData(data: Value): void {
@@ -117,124 +168,21 @@ class ProgramBackend implements Backend {
 
 /** The reference interpreter (walks the IR; the differential oracle). */
 class InterpBackend extends ProgramBackend {
-  private readonly plans = new Map<string, ReturnType<typeof prepareInterpreted>>();
-
   override decide(path: string[], opts: BackendEvalOptions = {}): Value | undefined {
     return this.query(pathQuery(path), opts)[0]?.expressions[0]?.value;
   }
 
-  override query(query: string, opts: BackendEvalOptions = {}): ResultRow[] {
-    return remember(this.plans, query, () => prepareInterpreted(this.policy, query)).eval(evalOpts(opts, this.data));
-  }
-}
-
-/** Why the last Wasm decision went to the JS back end (for tests and metrics). */
-export interface WasmStats {
-  wasm: number;
-  fallback: number;
-  lastFallback?: string;
-}
-
-/**
- * A policy.wasm in Regent's host. Its copy of the data follows setData/write (path
- * writes through opa_value_add_path/remove_path, a full reload when those cannot
- * apply or after a setData); decisions at its entrypoints run in the module, the
- * rest — and any evaluation the module aborts (conflicts, numbers it refuses, a
- * host builtin that throws) — on the JS back end, so errors read as the JS back
- * end's do.
- */
-export class WasmBackend implements Backend {
-  readonly name = 'wasm';
-  readonly stats: WasmStats = { wasm: 0, fallback: 0 };
-  private stale = true;
-  /** Why the module refused the current document (then every decision goes to JS until the next write). */
-  private loadError: string | undefined;
-  private fullBytes = 0;
-  private readonly paths: Map<string, number>;
-
-  constructor(
-    readonly instance: WasmPolicy,
-    readonly fallback: Backend,
-  ) {
-    this.paths = new Map(Object.entries(instance.entrypoints).map(([name, id]) => [name.replace(/^data[./]/, '').split(/[./]/).filter((s) => s !== '').join('/'), id]));
+  override prepareDecision(path: string[]): PreparedDecision {
+    const q = this.prepare(pathQuery(path));
+    return {
+      runsOn: 'interp',
+      eval: (input, inputText, strictBuiltinErrors, deadline) => q.eval({ input: decodeInput(input, inputText), strictBuiltinErrors, deadline })[0]?.expressions[0]?.value,
+    };
   }
 
-  get policy(): CompiledPolicy {
-    return this.fallback.policy;
-  }
-
-  get data(): Value {
-    return this.fallback.data;
-  }
-
-  /** The entrypoint paths of the module (`rbac/allow`). */
-  get entrypointPaths(): string[] {
-    return [...this.paths.keys()];
-  }
-
-  serves(path: string[]): boolean {
-    return this.paths.has(path.join('/'));
-  }
-
-  /** The decision from the module; throws what the module or its host raised. */
-  decideInWasm(path: string[], opts: BackendEvalOptions = {}): Value | undefined {
-    const ep = this.paths.get(path.join('/'));
-    if (ep === undefined) throw new Error(`no wasm entrypoint for ${path.join('/')}`);
-    if (this.loadError !== undefined) throw new Error(`the module did not load the data: ${this.loadError}`);
-    if (this.stale) {
-      this.stale = false;
-      try {
-        this.instance.setDataText(toJSONText(this.fallback.data));
-      } catch (e) {
-        this.loadError = e instanceof Error ? e.message : String(e);
-        throw e;
-      }
-      this.fullBytes = this.instance.dataBytes;
-    }
-    const inputText = opts.inputText ?? (opts.input !== undefined ? toJSONText(opts.input) : undefined);
-    const rs = parseJSON(this.instance.evaluateText(inputText, ep, opts));
-    const row = Array.isArray(rs) ? rs[0] : undefined;
-    return row instanceof RObject ? row.get('result') : undefined;
-  }
-
-  decide(path: string[], opts: BackendEvalOptions = {}): Value | undefined {
-    if (this.serves(path)) {
-      try {
-        const v = this.decideInWasm(path, opts);
-        this.stats.wasm++;
-        return v;
-      } catch (e) {
-        this.stats.lastFallback = e instanceof Error ? e.message : String(e);
-      }
-    } else this.stats.lastFallback = `no entrypoint ${path.join('/')}`;
-    this.stats.fallback++;
-    return this.fallback.decide(path, opts);
-  }
-
-  query(query: string, opts: BackendEvalOptions = {}): ResultRow[] {
-    return this.fallback.query(query, opts);
-  }
-
-  setData(data: Value): void {
-    this.fallback.setData(data);
-    this.stale = true;
-    this.loadError = undefined;
-  }
-
-  write(op: DataWrite, data: Value): void {
-    this.fallback.write(op, data);
-    if (this.loadError !== undefined) {
-      // retry a whole load with the next decision: the write may have fixed the document
-      this.loadError = undefined;
-      this.stale = true;
-    }
-    if (this.stale) return;
-    const parent = op.path.length === 0 ? undefined : RUNTIME.dig(data, op.path.slice(0, -1));
-    let ok = parent instanceof RObject;
-    if (ok && op.op === 'remove') ok = this.instance.removePath(op.path);
-    else if (ok) ok = op.value !== undefined && this.instance.addPath(op.path, toJSONText(op.value));
-    // path writes leave the old values in the bump heap: reload once they double it
-    if (!ok || this.instance.dataBytes > 2 * this.fullBytes + (1 << 20)) this.stale = true;
+  override prepare(query: string): BackendQuery {
+    const prepared = prepareInterpreted(this.policy, query);
+    return { vars: prepared.vars, eval: (o = {}) => prepared.eval(evalOpts(o, this.data)) };
   }
 }
 
@@ -249,9 +197,14 @@ export function createJSBackend(name: Exclude<BackendName, 'wasm'>, policy: Comp
   return new ProgramBackend(name === 'closures' ? 'closures' : 'js', compiled);
 }
 
-/** A Wasm back end over an already-built module (instantiated synchronously). */
-export function loadWasmBackend(policy: CompiledPolicy, wasm: Uint8Array): WasmBackend {
-  return new WasmBackend(WasmPolicy.loadSync(wasm), createJSBackend('js', policy));
+/**
+ * A Wasm back end over already-built modules (instantiated synchronously): one
+ * module (every entrypoint served), or several with the paths each may serve (earlier
+ * ones win shared paths; one that does not instantiate is listed in `errors`).
+ */
+export function loadWasmBackend(policy: CompiledPolicy, wasm: Uint8Array | WasmModuleSource[]): WasmBackend {
+  const js = createJSBackend('js', policy);
+  return Array.isArray(wasm) ? instantiateWasmBackend(wasm, js) : instantiateWasmBackend([{ bytes: wasm, source: 'module' }], js, true);
 }
 
 /** Every path a Data API decision can name that the Wasm back end may compile: rule groups (not functions) and packages. */

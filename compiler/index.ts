@@ -18,6 +18,6 @@ export { strictChecks } from './strict/index.js';
 export * as filters from './filters/index.js';
 export { partialEval, preparePartial, cachedPartial, parseRootRef, PartialRefError, PartialUnsupported, type PartialEvalOptions, type PartialResult, type PreparedPartial, type PartialRunOptions } from './partial/index.js';
 /** The neutral Backend interface: JS, closures, interpreter or Wasm, chosen in one place (compiler/backend.ts). */
-export { createBackend, createJSBackend, loadWasmBackend, compileSupportedWasm, wasmEntrypoints, pathQuery, WasmBackend, BACKEND_NAMES, type Backend, type BackendName, type BackendOptions, type BackendEvalOptions, type DataWrite, type WasmStats } from './backend.js';
+export { createBackend, createJSBackend, loadWasmBackend, instantiateWasmBackend, compileSupportedWasm, wasmEntrypoints, pathQuery, WasmBackend, BACKEND_NAMES, type Backend, type BackendName, type BackendOptions, type BackendEvalOptions, type BackendQuery, type PreparedDecision, type DataWrite, type WasmStats, type WasmModuleSource, type WasmModuleStats } from './backend.js';
 export { addWasmModule, annotatedEntrypoints } from './codegen/wasm/bundle.js';
 export { annotationValue } from './passes/annotation-set.js';

@@ -1,16 +1,21 @@
-// The evaluation core shared by the in-process evaluator and the worker threads:
-// a compiled policy, a base document, a cache of prepared queries (per query, for
-// the current policy generation), and `run`, which evaluates one task and renders
-// its result as JSON text with OPA's timers. The main thread's core may hold a
-// policy the workers compiled (policy-compile.ts) as a lazy one: it is compiled here
-// on first use, and queries that cannot reach a rule (no `data` in their text, such as
-// /health's `x = 1`) run against the empty policy meanwhile.
-import { compile, parseQuery, EvalError, RegoError, RegoErrors, type CompiledPolicy, type PreparedQuery, type ResultRow, type SourceFile } from '../../compiler/index.js';
+// The evaluation core shared by the in-process evaluator and the worker threads: a
+// compiled policy, the Backend that runs it (compiler/backend.ts: the JS back end, or
+// the Wasm back end over the modules of the current policy — bundles' /policy.wasm and
+// the engine's own with `--backend wasm` — with the JS back end for everything the
+// modules do not serve), a base document the back end follows, caches of prepared
+// decisions (per data path) and queries (per query text) for the current policy
+// generation, and `run`, which evaluates one task and renders its result as JSON text
+// with OPA's timers. Partial evaluation, data filters and explanations run on the JS
+// policy (`backend.policy`). The main thread's core may hold a policy the workers
+// compiled (policy-compile.ts) as a lazy one: it is compiled here on first use, and
+// queries that cannot reach a rule (no `data` in their text, such as /health's
+// `x = 1`) run against the empty policy meanwhile.
+import { compile, createJSBackend, loadWasmBackend, parseQuery, EvalError, RegoError, RegoErrors, WasmBackend, type Backend, type BackendQuery, type CompiledPolicy, type PreparedDecision, type ResultRow, type SourceFile } from '../../compiler/index.js';
 import { bodyToJSON, cachedPartial, moduleToJSON, PartialRefError, PartialUnsupported, stringifyOpaJSON } from '../../compiler/index.js';
 import { RObject, applyWrite, fromJS, parseJSON, rangeErrorKind, toJSONText, type Value, type WriteOp } from '../../runtime/index.js';
 import { explainEvaluation, renderExplanation } from './explain.js';
 import { FilterCache, filterWireError, runFilterTask } from './filter-task.js';
-import { WasmDecisions } from './wasm-decisions.js';
+import { WasmDecisions, wasmSources } from './wasm-decisions.js';
 import type { WasmModuleSpec } from './wasm-modules.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
 
@@ -33,18 +38,27 @@ export function decodeInput(input: InputPayload | undefined): Value | undefined 
   return input.kind === 'js' ? fromJS(input.js) : parseJSON(input.text);
 }
 
+/** The input as JSON text, for a Wasm module (which parses it itself). */
+function inputText(input: InputPayload): string {
+  return input.kind === 'text' ? input.text : JSON.stringify(input.js);
+}
+
 /** Empty policies by Rego version, for queries that reach no rule while a lazy policy is not compiled. */
 const emptyCores = new Map<boolean, EvalCore>();
 
 export class EvalCore {
   private policyValue: CompiledPolicy | undefined;
   private lazyPolicy: (() => CompiledPolicy) | undefined;
-  private cache = new Map<string, PreparedQuery>();
-  /** Direct document reads by path (see EvalTask.path), for the current policy. */
-  private decisions = new Map<string, ReturnType<CompiledPolicy['prepareDecision']>>();
+  /** The back end of the current policy (made on first use, and again when the Wasm modules change). */
+  private backendValue: Backend | undefined;
+  /** The Wasm modules of the current policy, in the order they win shared paths. */
+  private wasmModules: WasmModuleSpec[] = [];
+  private cache = new Map<string, BackendQuery>();
+  /** Prepared decisions by data path (see EvalTask.path), for the current back end. */
+  private decisions = new Map<string, PreparedDecision>();
   private dataValue: RObject = new RObject();
-  /** Data API decisions on Wasm modules (bundle /policy.wasm, `--backend wasm`); see wasm-decisions.ts. */
-  readonly wasm = new WasmDecisions();
+  /** The Wasm side of the back end: load errors and per-module stats (wasm-decisions.ts). */
+  readonly wasm = new WasmDecisions(() => (this.backendValue instanceof WasmBackend ? this.backendValue : undefined));
   /** Prepared data filters (mode 'filter'), for the current policy and data: cleared on every change. */
   readonly filters = new FilterCache();
 
@@ -63,14 +77,32 @@ export class EvalCore {
     return this.policyValue;
   }
 
-  /** Swap the compiled policy (or how to compile it on first use); prepared queries of the old one are dropped. */
+  /** The Backend evaluations run on: JS, or Wasm modules over JS (setWasmModules). */
+  get backend(): Backend {
+    return this.backendValue ?? this.makeBackend();
+  }
+
+  private makeBackend(): Backend {
+    const b = this.wasmModules.length > 0 ? loadWasmBackend(this.policy, wasmSources(this.wasmModules)) : createJSBackend('js', this.policy);
+    b.setData(this.dataValue);
+    this.backendValue = b;
+    return b;
+  }
+
+  /** Forget the back end and everything prepared on it. */
+  private dropBackend(): void {
+    this.backendValue = undefined;
+    this.cache = new Map();
+    this.decisions = new Map();
+  }
+
+  /** Swap the compiled policy (or how to compile it on first use); prepared queries and Wasm modules of the old one are dropped. */
   setPolicy(policy: CompiledPolicy | (() => CompiledPolicy)): void {
     this.policyValue = typeof policy === 'function' ? undefined : policy;
     this.lazyPolicy = typeof policy === 'function' ? policy : undefined;
-    this.cache = new Map();
-    this.decisions = new Map();
+    this.wasmModules = [];
+    this.dropBackend();
     this.filters.clear();
-    this.wasm.clear();
   }
 
   /** The base document. Replacing it reloads the Wasm modules' copies (lazily). */
@@ -81,34 +113,36 @@ export class EvalCore {
   set data(data: RObject) {
     this.dataValue = data;
     this.filters.clear();
-    if (this.wasm.active) this.wasm.setData(data);
+    this.backendValue?.setData(data);
   }
 
-  /** One store write; the Wasm modules patch their copies in place (opa_value_add_path/remove_path). */
+  /** One store write; Wasm modules patch their copies in place (opa_value_add_path/remove_path). */
   applyWrite(op: WriteOp): void {
     this.dataValue = applyWrite(this.dataValue, op);
     this.filters.clear();
-    if (this.wasm.active) this.wasm.write(op, this.dataValue);
+    this.backendValue?.write(op, this.dataValue);
   }
 
   /** The store committed `ops`, giving `root` (in-process: the engine's store is the core's document). */
   committed(root: RObject, ops: WriteOp[]): void {
-    const incremental = this.wasm.active && ops.length > 0 && ops.every((o) => o.path.length > 0);
     this.dataValue = root;
     this.filters.clear();
-    if (!this.wasm.active) return;
-    if (incremental) for (const op of ops) this.wasm.write(op, root);
-    else this.wasm.setData(root);
+    const b = this.backendValue;
+    if (b === undefined) return;
+    if (b instanceof WasmBackend && ops.length > 0 && ops.every((o) => o.path.length > 0)) for (const op of ops) b.write(op, root);
+    else b.setData(root);
   }
 
   /** The Wasm modules of the current policy (bundles' /policy.wasm, the engine's own with `--backend wasm`). */
   setWasmModules(specs: WasmModuleSpec[]): void {
-    if (specs.length === 0 && !this.wasm.active) return;
-    this.wasm.configure(this.policy, specs, this.dataValue);
+    if (specs.length === 0 && this.wasmModules.length === 0) return;
+    this.wasmModules = specs;
+    this.dropBackend();
+    this.makeBackend();
   }
 
   /** A prepared query, from the cache when possible. Throws RegoErrors tagged with the failing phase. */
-  prepare(query: string, timers?: Record<string, number>, instrument = false): { prepared: PreparedQuery; hit: boolean } {
+  prepare(query: string, timers?: Record<string, number>, instrument = false): { prepared: BackendQuery; hit: boolean } {
     const cached = this.cache.get(query);
     if (cached) return { prepared: cached, hit: true };
     let t = nowNs();
@@ -119,9 +153,9 @@ export class EvalCore {
     }
     if (timers) timers.timer_rego_query_parse_ns = since(t);
     t = nowNs();
-    let prepared: PreparedQuery;
+    let prepared: BackendQuery;
     try {
-      prepared = this.policy.prepare(query, instrument && timers ? { stageTimers: timers } : {});
+      prepared = this.backend.prepare(query, instrument && timers ? { stageTimers: timers } : {});
     } catch (e) {
       throw new PhaseError('compile', e);
     }
@@ -139,26 +173,39 @@ export class EvalCore {
       return empty.evalRows(query, input, strictBuiltinErrors, deadline);
     }
     const { prepared } = this.prepare(query);
-    return prepared.eval({ input, data: this.data, strictBuiltinErrors, deadline });
+    return prepared.eval({ input, strictBuiltinErrors, deadline });
   }
 
-  /** The document at a data path, read directly (the Data API's common case). */
+  /**
+   * The document at a data path (the Data API's common case), through the back end's
+   * prepared decision for the path. A decision a Wasm module answers gets the input as
+   * the request's JSON text, undecoded.
+   */
   private readDocument(task: EvalTask, path: string[], input: Value | undefined, timers: Record<string, number>): EvalOutcome {
     const key = task.pathKey ?? path.join('\u0000');
-    let decide = this.decisions.get(key);
-    const cacheHit = decide !== undefined;
-    if (!decide) {
+    let decision = this.decisions.get(key);
+    const cacheHit = decision !== undefined;
+    if (!decision) {
       const t = nowNs();
-      decide = this.policy.prepareDecision(path);
+      decision = this.backend.prepareDecision(path);
       timers.timer_rego_query_compile_ns = since(t);
       if (this.decisions.size >= CACHE_LIMIT) this.decisions.delete(this.decisions.keys().next().value!);
-      this.decisions.set(key, decide);
+      this.decisions.set(key, decision);
+    }
+    let text: string | undefined;
+    if (input === undefined && task.input !== undefined) {
+      if (decision.runsOn === 'wasm' && !task.strictBuiltinErrors) text = inputText(task.input);
+      else {
+        const t = nowNs();
+        input = decodeInput(task.input);
+        timers.timer_rego_input_parse_ns = since(t);
+      }
     }
     const t = nowNs();
     let value: Value | undefined;
     try {
       const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
-      value = decide({ input, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline });
+      value = decision.eval(input, text, task.strictBuiltinErrors, deadline, timers);
     } catch (e) {
       return { timers, cacheHit, error: toWireError(new PhaseError('eval', e)) };
     }
@@ -211,10 +258,8 @@ export class EvalCore {
     const timers: Record<string, number> = {};
     let cacheHit = false;
     try {
-      if (task.path && task.mode === 'value' && !task.explain && !task.instrument && this.wasm.active) {
-        const served = this.wasm.decide(task, input, timers);
-        if (served) return served;
-      }
+      // Instrumented and explained requests compile the query form, so its stages can be timed.
+      if (task.path && task.mode === 'value' && !task.explain && !task.instrument) return this.readDocument(task, task.path, input, timers);
       let t: bigint;
       let inputValue = input;
       if (task.input !== undefined && inputValue === undefined) {
@@ -224,15 +269,13 @@ export class EvalCore {
       }
       if (task.mode === 'partial') return this.partial(task, inputValue, timers);
       if (task.mode === 'filter') return this.filter(task, inputValue, timers);
-      // Instrumented requests compile the query form, so its stages can be timed.
-      if (task.path && !task.explain && !task.instrument && task.mode === 'value') return this.readDocument(task, task.path, inputValue, timers);
       const { prepared, hit } = this.prepare(task.query, timers, task.instrument === true);
       cacheHit = hit;
       t = nowNs();
       let rows: ResultRow[];
       try {
         const deadline = task.timeoutMs ? Date.now() + task.timeoutMs : undefined;
-        rows = prepared.eval({ input: inputValue, data: this.data, strictBuiltinErrors: task.strictBuiltinErrors, deadline });
+        rows = prepared.eval({ input: inputValue, strictBuiltinErrors: task.strictBuiltinErrors, deadline });
       } catch (e) {
         throw new PhaseError('eval', e);
       }
