@@ -1,5 +1,5 @@
 // Compiled RE2 patterns (re2js: linear-time matching, Go regexp syntax) behind a
-// one-entry "last pattern" check and a bounded LRU cache; match tests use a native
+// one-entry "last pattern" check and a bounded cache (CLOCK eviction); match tests use a native
 // RegExp where regex-native.ts proves both agree. Plus Go's regexp helpers the builtins need: FindAll*-style
 // match iteration, Split, ReplaceAllString with $-expansion, and QuoteMeta.
 // Indexes are UTF-16 offsets into JS strings, which slice on code point boundaries.
@@ -17,33 +17,46 @@ const CACHE_MAX = 256;
 
 /** A compiled pattern: re2js's, and a native RegExp when both provably agree (regex-native.ts). */
 interface Entry {
-  re: RE2JS;
+  /** The compiled pattern, or undefined when it did not compile (then `error`). */
+  re: RE2JS | undefined;
+  error: string;
   /** Computed on the first test(); null when the pattern has no native form. */
   native: NativeRegex | null | undefined;
+  /** Looked up since the eviction hand last passed it (CLOCK: a hit costs no reordering). */
+  used: boolean;
 }
 
-const cache = new Map<string, Entry | Error>();
-/** The pattern looked up last, checked before the LRU (a policy usually repeats one). */
+const cache = new Map<string, Entry>();
+/** The pattern looked up last, checked before the cache (a policy usually repeats one). */
 let lastPattern: string | undefined;
 let lastEntry: Entry | undefined;
+
+/** Make room for one entry: the oldest not used since last passed goes; used ones get a second chance. */
+function evict(): void {
+  for (const [k, e] of cache) {
+    cache.delete(k);
+    if (!e.used) return;
+    e.used = false;
+    cache.set(k, e);
+  }
+}
 
 function entry(pattern: string): Entry {
   if (pattern === lastPattern) return lastEntry!;
   let e = cache.get(pattern);
-  if (e !== undefined) {
-    cache.delete(pattern);
-    cache.set(pattern, e);
-  } else {
+  if (e !== undefined) e.used = true;
+  else {
+    e = { re: undefined, error: '', native: undefined, used: false };
     try {
-      e = { re: RE2().compile(pattern), native: undefined };
+      e.re = RE2().compile(pattern);
     } catch (err) {
-      e = err instanceof Error ? err : new Error(String(err));
-      if (!e.message.startsWith('error parsing regexp')) e = new Error(`error parsing regexp: ${e.message}`);
+      const msg = err instanceof Error ? err.message : String(err);
+      e.error = msg.startsWith('error parsing regexp') ? msg : `error parsing regexp: ${msg}`;
     }
+    if (cache.size >= CACHE_MAX) evict();
     cache.set(pattern, e);
-    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
   }
-  if (e instanceof Error) throw new BuiltinError(e.message);
+  if (e.re === undefined) throw new BuiltinError(e.error);
   lastPattern = pattern;
   lastEntry = e;
   return e;
@@ -51,7 +64,7 @@ function entry(pattern: string): Entry {
 
 /** Compile a Go-syntax pattern; parse errors become BuiltinErrors with Go's text. */
 export function compileRegex(pattern: string): RE2JS {
-  return entry(pattern).re;
+  return entry(pattern).re!;
 }
 
 /**
@@ -62,7 +75,7 @@ export function regexTest(pattern: string, s: string): boolean {
   const e = entry(pattern);
   const n = (e.native ??= nativeRegex(pattern) ?? null);
   if (n !== null && s.length <= n.maxLength && (!n.wellFormedOnly || (s as unknown as { isWellFormed(): boolean }).isWellFormed())) return n.re.test(s);
-  return e.re.test(s);
+  return e.re!.test(s);
 }
 
 /** Go's FindAllStringSubmatchIndex(s, n): flat [start, end, g1s, g1e, …] per match (-1 = unset). */

@@ -19,7 +19,21 @@ const INT64_MAX = (1n << 63n) - 1n;
 const NUMERIC = /^(0|[1-9][0-9]*)$/;
 const IDENT = /^[0-9A-Za-z-]+$/;
 
-export function parseSemVer(s: string): SemVer | undefined {
+/** Parsed versions by text (a policy compares the same few versions on every decision); cleared when full. */
+const parsed = new Map<string, SemVer | null>();
+const PARSED_MAX = 512;
+
+export function parseSemVer(text: string): SemVer | undefined {
+  let v = parsed.get(text);
+  if (v === undefined) {
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    v = parseUncached(text) ?? null;
+    parsed.set(text, v);
+  }
+  return v ?? undefined;
+}
+
+function parseUncached(s: string): SemVer | undefined {
   if (s.startsWith('v')) s = s.slice(1);
   let build: string | undefined;
   const plus = s.indexOf('+');

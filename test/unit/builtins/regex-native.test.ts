@@ -130,4 +130,12 @@ describe('regexTest agrees with re2js', () => {
     expect(() => regexTest('[', 'x')).toThrow('missing closing ]');
     expect(regexTest('a', 'b')).toBe(false);
   });
+  it('stays right past the cache size, with a hot pattern and a bad one among many', () => {
+    for (let i = 0; i < 700; i++) {
+      expect(regexTest(`^p${i}$`, `p${i}`)).toBe(true);
+      expect(regexTest('^hot[0-9]+$', `hot${i}`)).toBe(true);
+      if (i % 100 === 0) expect(() => regexTest('a{2,1}', 'aa')).toThrow('error parsing regexp: invalid repeat count');
+    }
+    expect(regexTest('^p1$', 'p2')).toBe(false);
+  });
 });
