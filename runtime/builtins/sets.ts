@@ -45,10 +45,22 @@ function intersection(v: Value): Value {
 
 function union(v: Value): Value {
   const sets = asSet(v, 1);
-  const members = [...sets.unorderedValues()].map((x) => asSet(x, 1));
-  const out = new RSet();
-  for (const s of members) for (const x of s.unorderedValues()) out.add(x);
-  return out;
+  // Sets are immutable once built: the first non-empty member is the result until a second one adds to a copy.
+  let out: RSet | undefined;
+  let copied = false;
+  for (const x of sets.unorderedValues()) {
+    const s = asSet(x, 1);
+    if (s.size === 0) continue;
+    if (out === undefined) out = s;
+    else {
+      if (!copied) {
+        out = out.clone();
+        copied = true;
+      }
+      for (const m of s.unorderedValues()) out.add(m);
+    }
+  }
+  return out ?? new RSet();
 }
 
 /** `x in coll`: set membership, or any array element / object value equal to x. */

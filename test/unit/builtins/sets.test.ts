@@ -34,10 +34,19 @@ describe('intersection and union', () => {
   it('unions', () => {
     expect(vals(call('union', [S(S(1, 2), S(2, 3), S())]))).toEqual([1, 2, 3]);
     expect(vals(call('union', [S()]))).toEqual([]);
+    expect(vals(call('union', [S(S('a', 'b'))]))).toEqual(['a', 'b']);
+    expect(vals(call('union', [S(S(), S('b', 'a'), S(), S('c', 'a'), S('d'))]))).toEqual(['a', 'b', 'c', 'd']);
+    // The members are not changed by a union built from them.
+    const first = S('x');
+    const second = S('y');
+    expect(vals(call('union', [S(first, second)]))).toEqual(['x', 'y']);
+    expect(vals(first)).toEqual(['x']);
+    expect(vals(second)).toEqual(['y']);
   });
   it('type errors', () => {
     expect(err('intersection', [[S()]])).toBe('eval_type_error: intersection: operand 1 must be set but got array');
     expect(err('union', [S(1)])).toBe('eval_type_error: union: operand 1 must be set but got number');
+    expect(err('union', [S(S(), S('a'), 1)])).toBe('eval_type_error: union: operand 1 must be set but got number');
   });
 });
 
