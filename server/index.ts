@@ -4,10 +4,12 @@
 // routes of server/api and OPA's routing rules: 405 for wrong methods (with Allow
 // outside the API prefixes), 404 for unknown paths, both as `{code, message}`.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { ServerContext, BuildInfo, AttachedPlugins } from './api/context.js';
 import { registerConfigRoutes } from './api/config.js';
 import { registerDataRoutes } from './api/data.js';
+import { FastPath } from './api/fast-path.js';
 import { registerHealthRoutes } from './api/health.js';
 import { createRegistry, registerMetricsRoutes } from './api/metrics.js';
 import { registerPolicyRoutes } from './api/policies.js';
@@ -44,6 +46,11 @@ export interface BuildServerOptions extends EngineOptions {
    * with OPA's `server.WithRuntime`.
    */
   runtime?: Record<string, unknown>;
+  /**
+   * Answer the hot Data API requests ahead of Fastify (api/fast-path.ts; default
+   * true). Off, every request takes the Fastify route (the tests compare the two).
+   */
+  fastPath?: boolean;
 }
 
 export interface RegentHandle extends ServerContext {
@@ -55,6 +62,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     regent: RegentHandle;
     regentEncoding: { gzipMinLength: number; gzipLevel: number };
+    /** The request listener of every HTTP server of the app: the fast path, then Fastify's routing. */
+    regentListener: (req: IncomingMessage, res: ServerResponse) => void;
+    /** The fast path (undefined when built with `fastPath: false`). */
+    regentFastPath: FastPath | undefined;
   }
 }
 
@@ -216,5 +227,52 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Fastif
   registerStatusRoutes(app, ctx);
   app.get('/', { config: { handler: 'index' } }, (_req, reply) => reply.header('content-type', 'text/html; charset=utf-8').send(indexPage(ctx)));
   registerMethodCatchAlls(app);
+  installFastPath(app, ctx, opts, durations.route('v1/data'));
   return app;
+}
+
+/** The lifecycle hooks buildServer itself adds at the root: with any other, the fast path stays off. */
+const OWN_HOOKS: Record<string, number> = { onRequest: 1 };
+const LIFECYCLE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'];
+
+/** Whether the root's request hooks are exactly buildServer's (Fastify keeps them under its `fastify.hooks` symbol). */
+function onlyOwnHooks(app: FastifyInstance): boolean {
+  const key = Object.getOwnPropertySymbols(app).find((s) => s.description === 'fastify.hooks');
+  const hooks = key === undefined ? undefined : ((app as unknown as Record<symbol, Record<string, unknown[]> | undefined>)[key]);
+  if (hooks === undefined) return false;
+  return LIFECYCLE_HOOKS.every((name) => Array.isArray(hooks[name]) && hooks[name]!.length === (OWN_HOOKS[name] ?? 0));
+}
+
+/**
+ * The fast path as the app server's request listener (and `app.regentListener` for
+ * listeners.ts's servers). It switches on when the app is ready and only when no
+ * authorization, request logger or foreign hook is in place, and off when the app closes.
+ */
+function installFastPath(app: FastifyInstance, ctx: ServerContext, opts: BuildServerOptions, observe: (code: number, method: string, seconds: number) => void): void {
+  const routing = app.routing;
+  if (opts.fastPath === false) {
+    app.decorate('regentListener', routing);
+    app.decorate('regentFastPath', undefined);
+    return;
+  }
+  const fast = new FastPath(app, ctx, ctx.config.maxLength, observe);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!fast.enabled || !fast.handle(req, res)) routing(req, res);
+  };
+  app.decorate('regentListener', listener);
+  app.decorate('regentFastPath', fast);
+  const server = app.server;
+  const current = server.listeners('request');
+  if (current.length === 1 && current[0] === routing) {
+    server.removeListener('request', routing);
+    server.on('request', listener);
+  }
+  app.addHook('onReady', (done) => {
+    fast.enabled = opts.authorization !== 'basic' && !opts.logger && onlyOwnHooks(app);
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    fast.enabled = false;
+    done();
+  });
 }

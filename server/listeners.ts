@@ -264,7 +264,7 @@ export async function startListeners(app: FastifyInstance, plan: ListenerPlan): 
   const authorization = o.authorization ?? false;
   const diagnostic = plan.listeners.some((l) => l.diagnostic) ? diagnosticHandler(app, authorization) : undefined;
   await app.ready();
-  const main: http.RequestListener = (req, res) => app.routing(req, res);
+  const main: http.RequestListener = (req, res) => app.regentListener(req, res);
   const https = plan.listeners.some((l) => l.address.scheme === 'https');
   const files = { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, caFile: o.tlsCACertFile };
   const reloader = https && (files.certFile || files.caFile) ? new TLSReloader(files, plan.tls, () => secureContextOptions(plan), app.log) : undefined;

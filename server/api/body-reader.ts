@@ -48,6 +48,11 @@ export function bodyInfo(req: FastifyRequest): BodyInfo | undefined {
   return (req as WithInfo)[BODY_INFO];
 }
 
+/** Attach what a reader learnt (the fast path's reader, fast-path.ts). */
+export function setBodyInfo(req: FastifyRequest, info: BodyInfo): void {
+  (req as WithInfo)[BODY_INFO] = info;
+}
+
 /** Mark a request whose body the authorization policy reads before the handler (index.ts). */
 export function markReadByAuthorizer(req: FastifyRequest): void {
   (req as WithInfo)[BODY_INFO] = { forAuthorizer: true };

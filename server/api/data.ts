@@ -239,14 +239,18 @@ export function webhookDecision(ctx: ServerContext, req: FastifyRequest, reply: 
   });
 }
 
+/** GET/POST /v1/data[/{path}]: the Fastify routes and the fast path (fast-path.ts) both answer here. */
+export function readDecision(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+  const params = QueryParams.fromUrl(req.url);
+  if (req.method === 'GET') return readData(ctx, req, reply, { params, input: parseInputParam(params) });
+  return readData(ctx, req, reply, { params, ...postInput(ctx, req) });
+}
+
 export function registerDataRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const gzip = { handler: 'v1/data' };
   for (const url of ['/v1/data', '/v1/data/*']) {
-    app.get(url, { config: gzip }, (req, reply) => {
-      const params = QueryParams.fromUrl(req.url);
-      return readData(ctx, req, reply, { params, input: parseInputParam(params) });
-    });
-    app.post(url, { config: gzip }, (req, reply) => readData(ctx, req, reply, { params: QueryParams.fromUrl(req.url), ...postInput(ctx, req) }));
+    app.get(url, { config: gzip }, (req, reply) => readDecision(ctx, req, reply));
+    app.post(url, { config: gzip }, (req, reply) => readDecision(ctx, req, reply));
     app.put(url, { config: { handler: 'v1/data' } }, (req, reply) => putData(ctx, req, reply));
     app.patch(url, { config: { handler: 'v1/data' } }, (req, reply) => patchData(ctx, req, reply));
   }

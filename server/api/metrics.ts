@@ -26,26 +26,32 @@ export function createRegistry(): Registry {
 /** Records http_request_duration_seconds{code,handler,method}. */
 export type RequestDurations = (code: number, handler: string, method: string, seconds: number) => void;
 
-export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext): RequestDurations {
+/** Records http_request_duration_seconds for one handler label. */
+export type RouteObserver = (code: number, method: string, seconds: number) => void;
+
+export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext): RequestDurations & { route(handler: string): RouteObserver } {
   const histogram = new HistogramFamily('http_request_duration_seconds', 'A histogram of duration for requests.', ['code', 'handler', 'method'], configuredBuckets(ctx.config), ctx.prometheus);
   const observe: RequestDurations = (code, handler, method, seconds) => histogram.child(String(code), handler, method.toLowerCase()).observe(seconds);
-  // Each route gets its own onResponse hook that knows its handler label, so the
-  // hot path never builds reply.routeOptions (a fresh object per access).
-  app.addHook('onRoute', (route) => {
-    const handler = ((route.config ?? {}) as RouteFlags).handler ?? 'catchall';
-    // The last (status, method) child is kept: a route's traffic mostly repeats one.
+  /** An observer for one handler label that keeps its last (status, method) child: a route's traffic mostly repeats one. */
+  const routeObserver = (handler: string): RouteObserver => {
     let lastCode = 0;
     let lastMethod = '';
     let lastChild: ReturnType<typeof histogram.child> | undefined;
-    const hook: onResponseHookHandler = (req, reply, done) => {
-      const code = reply.statusCode;
-      const method = req.method;
+    return (code, method, seconds) => {
       if (code !== lastCode || method !== lastMethod || lastChild === undefined) {
         lastChild = histogram.child(String(code), handler, method.toLowerCase());
         lastCode = code;
         lastMethod = method;
       }
-      lastChild.observe(reply.elapsedTime / 1000);
+      lastChild.observe(seconds);
+    };
+  };
+  // Each route gets its own onResponse hook that knows its handler label, so the
+  // hot path never builds reply.routeOptions (a fresh object per access).
+  app.addHook('onRoute', (route) => {
+    const observe = routeObserver(((route.config ?? {}) as RouteFlags).handler ?? 'catchall');
+    const hook: onResponseHookHandler = (req, reply, done) => {
+      observe(reply.statusCode, req.method, reply.elapsedTime / 1000);
       done();
     };
     route.onResponse = route.onResponse === undefined ? [hook] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), hook];
@@ -54,5 +60,5 @@ export function registerMetricsRoutes(app: FastifyInstance, ctx: ServerContext):
     const text = await ctx.prometheus.metrics();
     return reply.code(200).header('content-type', ctx.prometheus.contentType).send(text);
   });
-  return observe;
+  return Object.assign(observe, { route: routeObserver });
 }
