@@ -247,12 +247,14 @@ export const builtins: BuiltinDef[] = [
   def('strings.any_prefix_match', [anyStrings, anyStrings], T.boolean, ([a, b]) => {
     const strs = stringOrStrings(a!, 1);
     const prefixes = stringOrStrings(b!, 2);
-    return strs.some((s) => prefixes.some((p) => s.startsWith(p)));
+    for (const s of strs) for (const p of prefixes) if (s.startsWith(p)) return true;
+    return false;
   }, 'Returns true if any of the search strings begins with any of the base strings.'),
   def('strings.any_suffix_match', [anyStrings, anyStrings], T.boolean, ([a, b]) => {
     const strs = stringOrStrings(a!, 1);
     const suffixes = stringOrStrings(b!, 2);
-    return strs.some((s) => suffixes.some((p) => s.endsWith(p)));
+    for (const s of strs) for (const p of suffixes) if (s.endsWith(p)) return true;
+    return false;
   }, 'Returns true if any of the search strings ends with any of the base strings.'),
   def('strings.render_template', [T.string, T.objectOf(T.string, T.any)], T.string, ([a, b]) => {
     const tpl = asString(a!, 1);

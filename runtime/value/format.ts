@@ -3,6 +3,7 @@
 import type { Value } from './value.js';
 import { BigNum, formatNumber } from './number.js';
 import { RObject, RSet } from './collections.js';
+import { jsonQuote } from './quote.js';
 
 /** Print a value as a Rego term: strings quoted, sets as {a, b}, empty set as set(). */
 export function formatTerm(v: Value): string {
@@ -13,10 +14,14 @@ export function formatTerm(v: Value): string {
     case 'number':
       return formatNumber(v);
     case 'string':
-      return JSON.stringify(v);
+      return jsonQuote(v);
   }
   if (v instanceof BigNum) return formatNumber(v);
-  if (Array.isArray(v)) return '[' + v.map(formatTerm).join(', ') + ']';
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i ? ', ' : '') + formatTerm(v[i]!);
+    return out + ']';
+  }
   if (v instanceof RSet) return v.size === 0 ? 'set()' : '{' + v.values().map(formatTerm).join(', ') + '}';
   if (v instanceof RObject) return '{' + v.entries().map(([k, x]) => formatTerm(k) + ': ' + formatTerm(x)).join(', ') + '}';
   return String(v);

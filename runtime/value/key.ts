@@ -5,6 +5,7 @@
 import type { Value } from './value.js';
 import { BigNum, formatNumber, normalizeNumber } from './number.js';
 import { RObject, RSet } from './collections.js';
+import { jsonQuote } from './quote.js';
 
 const arrayKeys = new WeakMap<Value[], string>();
 
@@ -16,7 +17,7 @@ export function canonicalKey(v: Value): string {
     case 'number':
       return '#' + formatNumber(v);
     case 'string':
-      return JSON.stringify(v);
+      return jsonQuote(v);
   }
   if (v instanceof BigNum) return '#' + formatNumber(normalizeNumber(v.dec));
   if (Array.isArray(v)) {
