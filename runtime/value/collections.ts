@@ -243,6 +243,23 @@ export class RObject {
     return false;
   }
 
+  /** Whether every entry of this object is in `b` with an equal value (with equal sizes: the objects are equal). */
+  entriesIn(b: RObject): boolean {
+    if (this.count < 0) loadLazy(this);
+    const props = this.props;
+    for (const k in props) {
+      const w = b.props[k];
+      if (w === undefined || !equal(props[k]!, w)) return false;
+    }
+    if (this.others) {
+      for (const [k, v] of this.others.values()) {
+        const w = b.get(k);
+        if (w === undefined || !equal(v, w)) return false;
+      }
+    }
+    return true;
+  }
+
   clone(): RObject {
     if (this.count < 0) loadLazy(this);
     const o = new RObject();

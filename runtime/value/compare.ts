@@ -83,12 +83,7 @@ export function equal(a: Value, b: Value): boolean {
     return true;
   }
   if (a instanceof RObject) {
-    if (!(b instanceof RObject) || a.size !== b.size) return false;
-    for (const [k, v] of a.unorderedEntries()) {
-      const w = b.get(k);
-      if (w === undefined || !equal(v, w)) return false;
-    }
-    return true;
+    return b instanceof RObject && a.size === b.size && a.entriesIn(b);
   }
   if (a instanceof RSet) {
     if (!(b instanceof RSet) || a.size !== b.size) return false;

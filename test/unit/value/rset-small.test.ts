@@ -62,6 +62,25 @@ describe('RSet small mode', () => {
   });
 });
 
+describe('object equality (RObject.entriesIn)', () => {
+  it('compares string and non-string keys by value', () => {
+    expect(equal(fromJS({ a: 1, b: [1] }), fromJS({ b: [parseNumber('1.0')], a: 1 }))).toBe(true);
+    expect(equal(fromJS({ a: 1, b: [1] }), fromJS({ a: 1, c: [1] }))).toBe(false);
+    const x = RObject.fromEntries([[1, 'one'], ['a', RSet.of([2])], [[3], null]]);
+    const y = RObject.fromEntries([[[3], null], ['a', RSet.of([2])], [parseNumber('1.0'), 'one']]);
+    const z = RObject.fromEntries([[[3], null], ['a', RSet.of([2])], [2, 'one']]);
+    expect(equal(x, y)).toBe(true);
+    expect(equal(x, z)).toBe(false);
+    expect(RSet.of([x, y, z]).size).toBe(2);
+  });
+  it('reads a lazy object on either side', () => {
+    const lazy = (): RObject => RObject.lazy(() => fromJS({ k: 'v', n: 2 }) as RObject);
+    expect(equal(lazy(), fromJS({ n: 2, k: 'v' }))).toBe(true);
+    expect(equal(fromJS({ n: 2, k: 'v' }), lazy())).toBe(true);
+    expect(equal(fromJS({ n: 2, k: 'w' }), lazy())).toBe(false);
+  });
+});
+
 describe('RSet collection cap', () => {
   const saved = limits.maxCollectionSize;
   afterEach(() => {
