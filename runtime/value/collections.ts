@@ -361,7 +361,7 @@ export class RSet {
 
   /** Members in Rego sort order. */
   values(): Value[] {
-    if (this.sortedCache === undefined) this.sortedCache = [...this.unorderedValues()].sort(compare);
+    if (this.sortedCache === undefined) this.sortedCache = (this.map === undefined ? this.list.slice() : [...this.map.values()]).sort(compare);
     return this.sortedCache;
   }
 

@@ -22,7 +22,13 @@ export function formatTerm(v: Value): string {
     for (let i = 0; i < v.length; i++) out += (i ? ', ' : '') + formatTerm(v[i]!);
     return out + ']';
   }
-  if (v instanceof RSet) return v.size === 0 ? 'set()' : '{' + v.values().map(formatTerm).join(', ') + '}';
+  if (v instanceof RSet) {
+    if (v.size === 0) return 'set()';
+    const xs = v.values();
+    let out = '{';
+    for (let i = 0; i < xs.length; i++) out += (i ? ', ' : '') + formatTerm(xs[i]!);
+    return out + '}';
+  }
   if (v instanceof RObject) return '{' + v.entries().map(([k, x]) => formatTerm(k) + ': ' + formatTerm(x)).join(', ') + '}';
   return String(v);
 }
