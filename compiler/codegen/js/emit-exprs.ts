@@ -217,12 +217,50 @@ export abstract class ExprEmitter {
         const items = e.items.map((a) => this.expr(a, fail, pre));
         return _`RSet.of([${join(items, new Code(', '))}])`;
       }
-      case 'object':
       case 'compr':
+        return this.comprehension(e, pre);
+      case 'object':
       case 'template':
         return this.checked(this.closure(e), fail, pre);
     }
   }
+
+  /**
+   * A comprehension as an inline loop in this function (the closure back end's
+   * comprehension costs a closure call per solution and keeps the body's slots in the
+   * frame): the body runs to completion, each solution's head (and key) going into a
+   * fresh array, set members list or object. An array comprehension enumerates sets in
+   * order; the collection cap applies as in closures.ts. Never undefined.
+   */
+  private comprehension(e: Expr & { k: 'compr' }, pre: Code[]): Code {
+    const acc = this.names.next('o');
+    const label = this.names.next('L');
+    const collect = (fail: Name): Code => {
+      const at: Code[] = [];
+      if (e.kind === 'object') {
+        const k = this.expr(e.key!, fail, at);
+        const v = this.expr(e.head, fail, at);
+        return join([...at, _`rt.setUnique(${acc}, ${k}, ${v}, ${this.k(e.loc)});`]);
+      }
+      const v = this.expr(e.head, fail, at);
+      return join([...at, _`if (${acc}.push(${v}) > rt.limits.maxCollectionSize) rt.collectionTooLarge();`]);
+    };
+    if (e.kind === 'array') this.orderedDepth++;
+    let body: Code;
+    try {
+      body = this.block(e.body, 0, label, collect, false);
+    } finally {
+      if (e.kind === 'array') this.orderedDepth--;
+    }
+    pre.push(e.kind === 'object' ? _`const ${acc} = new RObject();` : _`const ${acc} = [];`, _`${label}: {`, body, _`}`);
+    return e.kind === 'set' ? _`RSet.of(${acc})` : acc;
+  }
+
+  /** Array comprehensions being emitted: inside one, sets are enumerated in order. */
+  protected orderedDepth = 0;
+
+  /** Statements i.. of a block, then `success` (emit.ts). */
+  abstract block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code;
 
   /** Put a value in a temp, leaving the path when it is undefined. */
   protected checked(value: Code, fail: Name, pre: Code[]): Code {

@@ -263,7 +263,7 @@ export class Emitter extends ExprEmitter {
   private members(src: Code): { code: Code; keys: Name; values: Name } {
     const keys = this.names.next('k');
     const values = this.names.next('v');
-    const set = this.opts.ordered ? _`${src}.values()` : _`${src}.unorderedArray()`;
+    const set = this.opts.ordered || this.orderedDepth > 0 ? _`${src}.values()` : _`${src}.unorderedArray()`;
     const code = join([
       _`let ${keys} = null, ${values};`,
       _`if (Array.isArray(${src})) ${values} = ${src};`,

@@ -3,8 +3,8 @@
 // groupExistsSource, rule-compiler.ts groupTest), and a decision on such a rule skips
 // Program.decide's per-call checks (Program.decisionTest). Decisions and queries must
 // give what the closure back end and the reference interpreter give: several
-// definitions with loops, inlined set and constant rules, defaults, `not`, a definition
-// that needs the frame (a comprehension) or the closure back end (`with`), more
+// definitions with loops, inlined set and constant rules, defaults, `not`, comprehensions,
+// a definition that needs the frame (an object literal) or the closure back end (`with`), more
 // definitions than the group test takes, errors raised by an earlier definition, and
 // `with data` replacements (the group test then defers to the rule's own path).
 import { describe, expect, it } from 'vitest';
@@ -45,6 +45,17 @@ framed if {
 }
 
 framed if input.user == "carol"
+
+objects if {
+	x := {"u": input.user, "n": count({r | some r in data.roles[input.user]})}
+	x.u == "bob"
+	x.n > 1
+}
+
+objects if {
+	some i
+	{k: v | some k, v in data.grants; k == "r2"}.r2[i].type == input.type
+}
 
 mocked if {
 	admin with data.roles as {"bob": ["admin"]}
@@ -91,7 +102,7 @@ const INPUTS: unknown[] = [
   'not an object',
 ];
 
-const RULES = ['allow', 'framed', 'mocked', 'errs', 'many', 'named'];
+const RULES = ['allow', 'framed', 'objects', 'mocked', 'errs', 'many', 'named'];
 
 /** A result or the error's text, so that errors are compared too. */
 function outcome(run: () => unknown): unknown {
@@ -113,7 +124,8 @@ describe('group tests of constant complete rules', () => {
     expect(groupTest('allow')).toBeTypeOf('function');
     expect(groupTest('errs')).toBeTypeOf('function');
     expect(groupTest('named')).toBeTypeOf('function');
-    expect(groupTest('framed')).toBeNull(); // the comprehension needs the frame
+    expect(groupTest('framed')).toBeTypeOf('function'); // comprehensions are loops in place
+    expect(groupTest('objects')).toBeNull(); // the object literal needs the frame
     expect(groupTest('mocked')).toBeNull(); // `with` runs on closures
     expect(groupTest('many')).toBeNull(); // more definitions than MAX_GROUP_TEST_DEFS
     expect(groupTest('granted')).toBeNull(); // a set rule
