@@ -4,7 +4,8 @@
 // of sets they enumerate (also inside unordered rule bodies), set and object
 // comprehensions, nested ones, comprehensions over rules and in functions, undefined
 // heads skipped, an empty result, an object comprehension's key conflict (an error on
-// every back end), and a comprehension in a rule body that otherwise keeps locals.
+// every back end), a comprehension in a rule body that otherwise keeps locals, and object
+// literals (built in place too: an undefined member, a repeated key).
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
@@ -50,6 +51,12 @@ counted if {
 	n == 2
 }
 
+literal := {"first": input.nums[0], input.users[0].name: [1, {"k": input.set[0]}]}
+
+literal_missing := {"a": input.nope}
+
+literal_conflict := {input.set[0]: 1, "c": 2}
+
 grouped := {age: names |
 	some u in input.users
 	age := u.age
@@ -77,6 +84,7 @@ const EXPECTED: Record<string, unknown> = {
 	adult_names: ['ann'],
 	via_function: [4, 2, 3],
 	counted: true,
+	literal: { first: 3, ann: [1, { k: 'c' }] },
 	grouped: { '7': ['cy'], '12': ['bob'], '30': ['ann'] },
 };
 
@@ -90,7 +98,7 @@ function rows(p: Prepared, input: Value, data: Value): unknown {
 	}
 }
 
-describe('comprehensions emitted in place', () => {
+describe('comprehensions and object literals emitted in place', () => {
 	const js = compile([{ file: 'p.rego', text: POLICY }]);
 	const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
 	const input = fromJS(INPUT);
@@ -112,11 +120,14 @@ describe('comprehensions emitted in place', () => {
 	});
 
 	it('raise the same key conflict as the closure back end and the interpreter', () => {
-		const q = 'data.p.conflict';
-		const a = rows(js.prepare(q), input, data);
-		expect(String(a)).toMatch(/^error: /);
-		expect(a).toEqual(rows(closures.prepare(q), input, data));
-		expect(a).toEqual(rows(prepareInterpreted(js, q), input, data));
+		for (const q of ['data.p.conflict', 'data.p.literal_conflict']) {
+			const a = rows(js.prepare(q), input, data);
+			expect(String(a)).toMatch(/^error: /);
+			expect(a).toEqual(rows(closures.prepare(q), input, data));
+			expect(a).toEqual(rows(prepareInterpreted(js, q), input, data));
+		}
+		expect(rows(js.prepare('data.p.literal_missing'), input, data)).toEqual([]);
+		expect(rows(closures.prepare('data.p.literal_missing'), input, data)).toEqual([]);
 	});
 
 	it('run as loops in the generated source, not as closures', () => {

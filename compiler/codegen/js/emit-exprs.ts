@@ -219,7 +219,19 @@ export abstract class ExprEmitter {
       }
       case 'compr':
         return this.comprehension(e, pre);
-      case 'object':
+      case 'object': {
+        // Entry by entry, as closures.ts: key, value (undefined leaves), then setUnique
+        // (a repeated key with another value is an error).
+        const o = this.names.next('o');
+        pre.push(_`const ${o} = new RObject();`);
+        const loc = e.entries.length > 0 ? this.k(e.loc) : undefined;
+        for (const [ke, ve] of e.entries) {
+          const k = this.expr(ke, fail, pre);
+          const v = this.expr(ve, fail, pre);
+          pre.push(_`rt.setUnique(${o}, ${k}, ${v}, ${loc!});`);
+        }
+        return o;
+      }
       case 'template':
         return this.checked(this.closure(e), fail, pre);
     }

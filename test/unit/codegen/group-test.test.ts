@@ -3,8 +3,8 @@
 // groupExistsSource, rule-compiler.ts groupTest), and a decision on such a rule skips
 // Program.decide's per-call checks (Program.decisionTest). Decisions and queries must
 // give what the closure back end and the reference interpreter give: several
-// definitions with loops, inlined set and constant rules, defaults, `not`, comprehensions,
-// a definition that needs the frame (an object literal) or the closure back end (`with`), more
+// definitions with loops, inlined set and constant rules, defaults, `not`, comprehensions
+// and object literals, a definition that needs the frame (print) or the closure back end (`with`), more
 // definitions than the group test takes, errors raised by an earlier definition, and
 // `with data` replacements (the group test then defers to the rule's own path).
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,13 @@ objects if {
 	x.u == "bob"
 	x.n > 1
 }
+
+printed if {
+	print("checking", input.user)
+	input.user == "carol"
+}
+
+printed if input.user == "bob"
 
 objects if {
 	some i
@@ -102,7 +109,7 @@ const INPUTS: unknown[] = [
   'not an object',
 ];
 
-const RULES = ['allow', 'framed', 'objects', 'mocked', 'errs', 'many', 'named'];
+const RULES = ['allow', 'framed', 'objects', 'printed', 'mocked', 'errs', 'many', 'named'];
 
 /** A result or the error's text, so that errors are compared too. */
 function outcome(run: () => unknown): unknown {
@@ -125,7 +132,8 @@ describe('group tests of constant complete rules', () => {
     expect(groupTest('errs')).toBeTypeOf('function');
     expect(groupTest('named')).toBeTypeOf('function');
     expect(groupTest('framed')).toBeTypeOf('function'); // comprehensions are loops in place
-    expect(groupTest('objects')).toBeNull(); // the object literal needs the frame
+    expect(groupTest('objects')).toBeTypeOf('function'); // object literals are built in place
+    expect(groupTest('printed')).toBeNull(); // print's arguments are closures over the frame
     expect(groupTest('mocked')).toBeNull(); // `with` runs on closures
     expect(groupTest('many')).toBeNull(); // more definitions than MAX_GROUP_TEST_DEFS
     expect(groupTest('granted')).toBeNull(); // a set rule
