@@ -17,10 +17,11 @@ const numCat = ['numbers'];
 /** Largest array numbers.range / numbers.range_step will build. */
 export const MAX_RANGE_ELEMENTS = 10_000_000;
 
-function arith2(name: string, infix: string, description: string, fn: (a: RNumber, b: RNumber) => Value): BuiltinDef {
+/** `impl` is each operator's own function (no shared wrapper calling `fn`), so its call sites stay monomorphic. */
+function arith2(name: string, infix: string, description: string, impl: (args: Value[]) => Value): BuiltinDef {
   return {
     decl: { name, infix, args: [T.number, T.number], result: T.number, categories: numCat, description },
-    impl: ([a, b]) => fn(asNumber(a!, 1), asNumber(b!, 2)),
+    impl,
   };
 }
 
@@ -133,9 +134,11 @@ function formatInt(args: Value[]): Value {
 }
 
 export const builtins: BuiltinDef[] = [
-  arith2('plus', '+', 'Plus adds two numbers together.', A.add),
-  arith2('mul', '*', 'Multiplies two numbers.', A.mul),
-  arith2('div', '/', 'Divides the first number by the second number.', (a, b) => {
+  arith2('plus', '+', 'Plus adds two numbers together.', (args) => A.add(asNumber(args[0]!, 1), asNumber(args[1]!, 2))),
+  arith2('mul', '*', 'Multiplies two numbers.', (args) => A.mul(asNumber(args[0]!, 1), asNumber(args[1]!, 2))),
+  arith2('div', '/', 'Divides the first number by the second number.', (args) => {
+    const a = asNumber(args[0]!, 1);
+    const b = asNumber(args[1]!, 2);
     if (A.isZero(b)) throw new BuiltinError('divide by zero');
     return A.div(a, b);
   }),

@@ -1,6 +1,7 @@
 // The trim builtins: Go's strings.Trim/TrimLeft/TrimRight (cutset = a set of code
 // points), TrimPrefix/TrimSuffix, and TrimSpace with unicode.IsSpace (which,
 // unlike JS's \s, excludes U+FEFF).
+import type { Value } from '../value/value.js';
 import type { BuiltinDef } from './types.js';
 import { T } from './types.js';
 import { asString } from './args.js';
@@ -48,17 +49,34 @@ export const goTrimLeft = (s: string, cutset: string): string => (s === '' || cu
 export const goTrimRight = (s: string, cutset: string): string => (s === '' || cutset === '' ? s : trimRightFunc(s, cutsetPred(cutset)));
 export const goTrimSpace = (s: string): string => trimRightFunc(trimLeftFunc(s, isSpaceRune), isSpaceRune);
 
-const two = (name: string, fn: (s: string, c: string) => string, description: string): BuiltinDef => ({
+/** Each builtin passes its own impl (no shared wrapper calling `fn`), so its call sites stay monomorphic. */
+const two = (name: string, impl: (args: Value[]) => string, description: string): BuiltinDef => ({
   decl: { name, args: [T.string, T.string], result: T.string, categories: ['strings'], description },
-  impl: ([a, b]) => fn(asString(a!, 1), asString(b!, 2)),
+  impl,
 });
 
 export const builtins: BuiltinDef[] = [
-  two('trim', goTrim, 'Returns `value` with all leading or trailing instances of the `cutset` characters removed.'),
-  two('trim_left', goTrimLeft, 'Returns `value` with all leading instances of the `cutset` characters removed.'),
-  two('trim_right', goTrimRight, 'Returns `value` with all trailing instances of the `cutset` characters removed.'),
-  two('trim_prefix', (s, p) => (s.startsWith(p) ? s.slice(p.length) : s), 'Returns `value` without the prefix.'),
-  two('trim_suffix', (s, p) => (p !== '' && s.endsWith(p) ? s.slice(0, s.length - p.length) : s), 'Returns `value` without the suffix.'),
+  two('trim', (a) => goTrim(asString(a[0]!, 1), asString(a[1]!, 2)), 'Returns `value` with all leading or trailing instances of the `cutset` characters removed.'),
+  two('trim_left', (a) => goTrimLeft(asString(a[0]!, 1), asString(a[1]!, 2)), 'Returns `value` with all leading instances of the `cutset` characters removed.'),
+  two('trim_right', (a) => goTrimRight(asString(a[0]!, 1), asString(a[1]!, 2)), 'Returns `value` with all trailing instances of the `cutset` characters removed.'),
+  two(
+    'trim_prefix',
+    (a) => {
+      const s = asString(a[0]!, 1);
+      const p = asString(a[1]!, 2);
+      return s.startsWith(p) ? s.slice(p.length) : s;
+    },
+    'Returns `value` without the prefix.',
+  ),
+  two(
+    'trim_suffix',
+    (a) => {
+      const s = asString(a[0]!, 1);
+      const p = asString(a[1]!, 2);
+      return p !== '' && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
+    },
+    'Returns `value` without the suffix.',
+  ),
   {
     decl: { name: 'trim_space', args: [T.string], result: T.string, categories: ['strings'], description: 'Return the given string with all leading and trailing white space removed.' },
     impl: ([a]) => goTrimSpace(asString(a!, 1)),
