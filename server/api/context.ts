@@ -10,7 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import type { EngineHost } from '../engine/host.js';
 import type { EvalOutcome, InputPayload } from '../engine/protocol.js';
 import type { DecisionEvent } from '../plugins/contract.js';
-import { RENDERED, type RenderedEvent } from '../plugins/event-json.js';
+import { RENDERED, type RenderedEvent, type RenderedFields } from '../plugins/event-json.js';
 import type { BodyLimits, ParsedDocument } from './body.js';
 
 export interface BuildInfo {
@@ -41,6 +41,31 @@ export interface ServerContext {
   plugins?: AttachedPlugins;
 }
 
+/** The cache-hit counter, shared (never changed). */
+const CACHE_HIT: Record<string, number> = Object.freeze({ counter_server_query_cache_hit: 1 });
+
+/** A sorted key order for snapshotText: the timers' keys, plus the handler timer and the cache-hit counter. */
+interface KeyOrder {
+  keys: string[];
+  sorted: string[];
+  /** `"key":` (with a leading comma after the first). */
+  prefixes: string[];
+}
+
+function sortedOrder(keys: string[], hit: boolean): KeyOrder {
+  const sorted = [...keys, 'timer_server_handler_ns', ...(hit ? ['counter_server_query_cache_hit'] : [])].sort();
+  return { keys, sorted, prefixes: sorted.map((k, i) => (i ? ',' : '') + JSON.stringify(k) + ':') };
+}
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+let lastOrder: KeyOrder = sortedOrder([], false);
+let lastOrderHit: KeyOrder = sortedOrder([], true);
+
 /** Per-request metrics: OPA's timer_*_ns and counter_* names, keys sorted on output. */
 export class RequestMetrics {
   /** performance.now() at the start (ms, sub-µs resolution): no BigInt per request. */
@@ -55,7 +80,36 @@ export class RequestMetrics {
   /** Add an evaluation's timers and its cache-hit counter. */
   addOutcome(outcome: EvalOutcome): void {
     this.values.push(outcome.timers);
-    if (outcome.cacheHit) this.values.push({ counter_server_query_cache_hit: 1 });
+    if (outcome.cacheHit) this.values.push(CACHE_HIT);
+  }
+
+  /**
+   * The snapshot's JSON text (what JSON.stringify(snapshot()) gives), written
+   * without the intermediate objects; the sorted key order is reused while the
+   * timers' keys repeat (decision logging takes one per logged request).
+   */
+  snapshotText(): string {
+    const values = this.values;
+    // The common case: the evaluation's timers, perhaps the cache-hit counter.
+    if (values.length === 0 || values.length > 2 || (values.length === 2 && values[1] !== CACHE_HIT)) return JSON.stringify(this.snapshot());
+    const timers = values[0]!;
+    if ('timer_server_handler_ns' in timers || 'counter_server_query_cache_hit' in timers) return JSON.stringify(this.snapshot());
+    const keys = Object.keys(timers);
+    const hit = values.length === 2;
+    let order = hit ? lastOrderHit : lastOrder;
+    if (!sameKeys(order.keys, keys)) {
+      order = sortedOrder(keys, hit);
+      if (hit) lastOrderHit = order;
+      else lastOrder = order;
+    }
+    const handler = Math.round((performance.now() - this.start) * 1e6);
+    let out = '{';
+    for (let i = 0; i < order.sorted.length; i++) {
+      const k = order.sorted[i]!;
+      const v = k === 'timer_server_handler_ns' ? handler : k === 'counter_server_query_cache_hit' ? 1 : timers[k]!;
+      out += order.prefixes[i]! + (Number.isFinite(v) ? String(v) : 'null');
+    }
+    return out + '}';
   }
 
   /** The metrics object, with timer_server_handler_ns measured up to now (keys sorted). */
@@ -92,45 +146,67 @@ export interface DecisionRecord {
   resultIsValueText?: boolean;
   error?: unknown;
   metrics?: Record<string, number>;
+  /** The request's metrics, snapshot when the event is made (as text for the server's own plugins). */
+  requestMetrics?: RequestMetrics;
   custom?: Record<string, unknown>;
+}
+
+/** The labels object shared by a server's rendered events, and its JSON text (made once per host). */
+const sharedLabels = new WeakMap<EngineHost, { labels: Record<string, string>; text: string }>();
+
+function labelsOf(host: EngineHost): { labels: Record<string, string>; text: string } {
+  let shared = sharedLabels.get(host);
+  if (shared === undefined) {
+    const labels = Object.freeze(host.labels());
+    sharedLabels.set(host, (shared = { labels, text: JSON.stringify(labels) }));
+  }
+  return shared;
 }
 
 /** Send a decision log event, when decision logging is on and a logger is attached. */
 export function logDecision(ctx: ServerContext, req: FastifyRequest, d: DecisionRecord): void {
   if (!ctx.config.decisionLogs || !ctx.plugins || d.decisionId === undefined) return;
+  // With the server's own plugins, input, result, metrics and labels become values only
+  // when something reads them (a mask or drop policy): the uploaded JSON is written from
+  // the parsed request, the result text, the metrics text and one shared labels text
+  // (event-json.ts RENDERED, withValues). One object shape for every rendered event.
+  const rendered = ctx.plugins.rendersEvents === true;
+  const shared = rendered ? labelsOf(ctx.host) : undefined;
+  const fields: RenderedFields | undefined = rendered
+    ? { input: undefined, inputText: undefined, resultText: undefined, metricsText: undefined, labels: shared!.labels, labelsText: shared!.text }
+    : undefined;
   // Built by assignment (not conditional spreads): this runs for every logged decision.
   const event: RenderedEvent = {
-    labels: ctx.host.labels(),
+    labels: shared !== undefined ? shared.labels : ctx.host.labels(),
     decision_id: d.decisionId,
     requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`,
     timestamp: new Date().toISOString(),
-    [RENDERED]: undefined,
+    [RENDERED]: fields,
   };
   if (d.path !== undefined) event.path = d.path;
   if (d.query !== undefined) event.query = d.query;
-  // With the server's own plugins, input and result become Rego values only when
-  // something reads them (a mask or drop policy): the uploaded JSON is written from
-  // the parsed request and the result text (event-json.ts RENDERED, withValues).
-  const rendered = ctx.plugins.rendersEvents === true;
   const input = d.input;
   if (input !== undefined) {
     if (input.exact !== undefined) event.input = input.exact;
-    else if (rendered) event[RENDERED] = { input: input.js };
+    else if (fields !== undefined) fields.input = input.js;
     else event.input = fromJS(input.js);
   } else if (d.inputValue !== undefined) event.input = d.inputValue;
   const resultText = d.resultText;
   if (resultText !== undefined) {
-    if (rendered && d.resultIsValueText && !resultText.includes('\n')) (event[RENDERED] ??= {}).resultText = resultText;
+    if (fields !== undefined && d.resultIsValueText && !resultText.includes('\n')) fields.resultText = resultText;
     else event.result = parseJSON(resultText);
   }
   const active = ctx.host.activeBundles();
   if (active.length > 0) event.bundles = bundleRevisions(active);
-  if (d.metrics) event.metrics = d.metrics;
+  if (d.requestMetrics !== undefined) {
+    if (fields !== undefined) fields.metricsText = d.requestMetrics.snapshotText();
+    else event.metrics = d.requestMetrics.snapshot();
+  } else if (d.metrics) event.metrics = d.metrics;
   if (d.error !== undefined) event.error = d.error;
   if (d.custom !== undefined) event.custom = d.custom;
-  // The plugin never rejects (it logs its own failures); a host-provided one might.
+  // The server's own plugin never rejects (it logs its own failures); a host-provided one might.
   const logged = ctx.plugins.logDecision(event);
-  if (logged) logged.catch(() => undefined);
+  if (logged && !rendered) logged.catch(() => undefined);
 }
 
 /** `{<name>: {revision}}` of the active bundles (decision logs and provenance). */

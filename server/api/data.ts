@@ -79,10 +79,10 @@ function readData(ctx: ServerContext, req: FastifyRequest, reply: FastifyReply, 
     const path = decisionId === undefined ? undefined : dp.segs.join('/');
     if (outcome.error) {
       const err = fromWireError(outcome.error);
-      logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
+      logDecision(ctx, req, { decisionId, path, input: opts.input, error: outcome.error, requestMetrics: metrics });
       throw err;
     }
-    logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, resultIsValueText: true, ...(decisionId ? { metrics: metrics.snapshot() } : {}) });
+    if (decisionId !== undefined) logDecision(ctx, req, { decisionId, path, input: opts.input, resultText: outcome.resultText, resultIsValueText: true, requestMetrics: metrics });
     const defined = outcome.resultText !== undefined;
     if (!pretty && !wantMetrics && !provenanceWanted && !explain && !opts.warning) {
       return sendJSON(req, reply, 200, plainResultBody(outcome.resultText, decisionId));

@@ -183,33 +183,55 @@ export class DecisionLogger {
     return false;
   }
 
-  /** Log one decision (mask/drop, rate limit, console, buffer). Never throws. */
-  async log(event: DecisionEvent): Promise<void> {
+  /**
+   * Log one decision (mask/drop, rate limit, console, buffer). Never throws, never
+   * rejects. Synchronous (no promise) unless a mask or drop policy may apply.
+   */
+  log(event: DecisionEvent): void | Promise<void> {
     try {
-      let e = event;
       const host = this.host;
       if (host.evaluate) {
         // Most deployments define neither policy: then there is nothing to evaluate.
         const drops = host.mayDefine?.(this.config.dropDecision) ?? true;
         const masks = host.mayDefine?.(this.config.maskDecision) ?? true;
-        const input = drops || masks ? eventValue(e) : undefined;
-        if (drops && (await host.evaluate(this.config.dropDecision, input!)) === true) return;
-        const mask = masks ? await host.evaluate(this.config.maskDecision, input!) : undefined;
-        if (mask !== undefined) e = applyMask(e, mask);
+        if (drops || masks) return this.logByPolicy(event, drops, masks);
       }
-      if (this.rateLimited()) {
-        this.counters.dropped_rate_limit_exceeded++;
-        return;
-      }
-      const json = eventJSON(e);
-      // As OPA: the event's fields (exact numbers, keys sorted) plus `type`, at info.
-      if (this.config.console) this.console.info(Object.assign(fieldsObject(json), { type: 'openpolicyagent.org/decision_logs' }), 'Decision Log');
-      if (!this.client) return;
-      this.buffer.push(json);
-      this.enforceLimits();
+      this.record(event);
     } catch (err) {
-      this.logger.error({ plugin: 'decision_logs', err: messageOf(err) }, 'Decision log event could not be processed.');
+      this.failed(err);
     }
+  }
+
+  private async logByPolicy(event: DecisionEvent, drops: boolean, masks: boolean): Promise<void> {
+    try {
+      let e = event;
+      const host = this.host;
+      const input = eventValue(e);
+      if (drops && (await host.evaluate!(this.config.dropDecision, input)) === true) return;
+      const mask = masks ? await host.evaluate!(this.config.maskDecision, input) : undefined;
+      if (mask !== undefined) e = applyMask(e, mask);
+      this.record(e);
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  private failed(err: unknown): void {
+    this.logger.error({ plugin: 'decision_logs', err: messageOf(err) }, 'Decision log event could not be processed.');
+  }
+
+  /** Rate limit, console, buffer. */
+  private record(e: DecisionEvent): void {
+    if (this.rateLimited()) {
+      this.counters.dropped_rate_limit_exceeded++;
+      return;
+    }
+    const json = eventJSON(e);
+    // As OPA: the event's fields (exact numbers, keys sorted) plus `type`, at info.
+    if (this.config.console) this.console.info(Object.assign(fieldsObject(json), { type: 'openpolicyagent.org/decision_logs' }), 'Decision Log');
+    if (!this.client) return;
+    this.buffer.push(json);
+    this.enforceLimits();
   }
 
   private enforceLimits(): void {

@@ -26,6 +26,11 @@ export interface RenderedFields {
   inputText?: string;
   /** The result's JSON text (toJSONText, compact). */
   resultText?: string;
+  /** The `metrics` object's JSON text (keys sorted); the object is made by withValues. */
+  metricsText?: string;
+  /** The JSON text of the event's `labels`, valid while `labels` is this very object (shared by the server's events). */
+  labels?: Record<string, string>;
+  labelsText?: string;
 }
 export type RenderedEvent = DecisionEvent & { [RENDERED]?: RenderedFields | undefined };
 
@@ -36,6 +41,7 @@ export function withValues<E extends DecisionEvent>(event: E): E {
   if (r === undefined) return event;
   if (e.input === undefined && r.input !== undefined) e.input = fromJS(r.input);
   if (e.result === undefined && r.resultText !== undefined) e.result = parseJSON(r.resultText);
+  if (e.metrics === undefined && r.metricsText !== undefined) e.metrics = JSON.parse(r.metricsText) as Record<string, number>;
   e[RENDERED] = undefined;
   return event;
 }
@@ -78,6 +84,7 @@ export function sortedJSONText(x: unknown): string {
 function renderedText(r: RenderedFields, key: string): string | undefined {
   if (key === 'input') return r.input === undefined ? undefined : (r.inputText ??= sortedJSONText(r.input));
   if (key === 'result') return r.resultText;
+  if (key === 'metrics') return r.metricsText;
   return undefined;
 }
 
@@ -93,12 +100,18 @@ function fieldJSON(key: string, v: unknown): string {
 
 /** The event as one JSON object, fields in OPA's struct order, undefined fields omitted. */
 export function eventJSON(e: DecisionEvent): string {
+  const rendered = (e as RenderedEvent)[RENDERED];
+  return rendered !== undefined ? renderedEventJSON(e, rendered) : genericEventJSON(e);
+}
+
+/** Any event: every known field in ORDER, then the others by name. */
+export function genericEventJSON(e: DecisionEvent): string {
   const rec = e as unknown as Record<string, unknown>;
   const rendered = (e as RenderedEvent)[RENDERED];
   let out = '';
   for (const k of ORDER) {
     const v = rec[k];
-    if (v !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + fieldJSON(k, v);
+    if (v !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + (k === 'labels' && rendered?.labelsText !== undefined && rendered.labels === v ? rendered.labelsText : fieldJSON(k, v));
     else if (rendered !== undefined) {
       const text = renderedText(rendered, k);
       if (text !== undefined) out += (out ? ',' : '') + KEY_PREFIX.get(k)! + text;
@@ -107,6 +120,33 @@ export function eventJSON(e: DecisionEvent): string {
   const extra = Object.keys(rec).filter((k) => !KNOWN.has(k) && rec[k] !== undefined);
   for (const k of extra.sort()) out += (out ? ',' : '') + JSON.stringify(k) + ':' + fieldJSON(k, rec[k]);
   return '{' + out + '}';
+}
+
+/** The fields context.ts logDecision sets on a rendered event (any other: the generic writer). */
+const RENDERED_EVENT_FIELDS = new Set(['labels', 'decision_id', 'path', 'query', 'input', 'result', 'bundles', 'metrics', 'error', 'requested_by', 'timestamp', 'custom']);
+
+/**
+ * A rendered event (made by context.ts logDecision, untouched since: masking makes
+ * a plain event) written field by field in ORDER, as genericEventJSON writes it.
+ */
+function renderedEventJSON(e: DecisionEvent, r: RenderedFields): string {
+  if (e.labels === undefined || e.decision_id === undefined || e.timestamp === undefined) return genericEventJSON(e);
+  for (const k in e) if (!RENDERED_EVENT_FIELDS.has(k)) return genericEventJSON(e);
+  let out = '{"labels":' + (r.labelsText !== undefined && r.labels === e.labels ? r.labelsText : JSON.stringify(e.labels)) + ',"decision_id":' + JSON.stringify(e.decision_id);
+  if (e.bundles !== undefined) out += ',"bundles":' + JSON.stringify(e.bundles);
+  if (e.path !== undefined) out += ',"path":' + JSON.stringify(e.path);
+  if (e.query !== undefined) out += ',"query":' + JSON.stringify(e.query);
+  const input = e.input !== undefined ? toJSONText(e.input) : renderedText(r, 'input');
+  if (input !== undefined) out += ',"input":' + input;
+  const result = e.result !== undefined ? toJSONText(e.result) : r.resultText;
+  if (result !== undefined) out += ',"result":' + result;
+  if (e.error !== undefined) out += ',"error":' + fieldJSON('error', e.error);
+  if (e.requested_by !== undefined) out += ',"requested_by":' + JSON.stringify(e.requested_by);
+  out += ',"timestamp":' + JSON.stringify(e.timestamp);
+  const metrics = e.metrics !== undefined ? JSON.stringify(e.metrics) : r.metricsText;
+  if (metrics !== undefined) out += ',"metrics":' + metrics;
+  if (e.custom !== undefined) out += ',"custom":' + fieldJSON('custom', e.custom);
+  return out + '}';
 }
 
 /** The event as a Rego value (the input of the mask and drop policies). */

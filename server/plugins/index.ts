@@ -50,8 +50,8 @@ export interface PluginOptions {
 export interface RunningPlugins {
   /** Stop every poller and uploader (one last bounded decision-log upload). */
   stop(): Promise<void>;
-  /** Hand one decision to the decision logs plugin (no-op when not configured). */
-  logDecision(event: DecisionEvent): Promise<void>;
+  /** Hand one decision to the decision logs plugin (no-op when not configured); never rejects. */
+  logDecision(event: DecisionEvent): void | Promise<void>;
   /** logDecision reads events with rendered input/result fields (event-json.ts RENDERED). */
   readonly rendersEvents: true;
   /** True when decision logging is configured (the server then returns decision_id). */
@@ -174,7 +174,7 @@ export async function startPlugins(config: Record<string, unknown>, host: Plugin
     decisionLogsEnabled: logs !== undefined,
     legacyBundle: legacy,
     downloaders,
-    logDecision: (event) => (logs ? logs.log(event) : Promise.resolve()),
+    logDecision: (event) => logs?.log(event),
     rendersEvents: true,
     status: () => reporter.document(),
     triggerBundles: async () => {
