@@ -9,7 +9,7 @@
 // chunk at most `upload_size_limit_bytes` (32768) compressed. A failed chunk
 // and everything after it go back to the buffer and the next attempt backs off.
 import { promisify } from 'node:util';
-import { gzip as gzipCb } from 'node:zlib';
+import { constants as zlibConstants, gzip as gzipCb } from 'node:zlib';
 import type { DecisionEvent, PluginHost } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
 import { applyMask, eventJSON, eventValue } from './event-json.js';
@@ -20,6 +20,12 @@ import { EventStore } from './event-store.js';
 import { backoffMs, jitterMs, messageOf, silentLogger, sleep, type PluginLogger } from './util.js';
 
 const gzip = promisify(gzipCb);
+/**
+ * Uploads are compressed at zlib's fastest level: on JSON events it costs a third to
+ * a quarter of the CPU of the default level for chunks about 10% larger (OPA's Go
+ * writer uses its default level; any level is the same gzip JSON to the service).
+ */
+const UPLOAD_GZIP = { level: zlibConstants.Z_BEST_SPEED };
 
 export interface DecisionLogsConfig {
   service?: string;
@@ -104,7 +110,7 @@ export async function encodeChunks(list: readonly string[] | EventStore, limit: 
     }
     for (;;) {
       const bytes = events.join(lo, hi);
-      const body = await gzip(bytes);
+      const body = await gzip(bytes, UPLOAD_GZIP);
       ratio = Math.max(body.length / bytes.length, 1e-3);
       if (body.length <= limit) {
         chunks.push({ body, count: hi - lo, lo, hi });
