@@ -9,7 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LoadedCase } from './load.js';
-import { runCase, type CaseResult, type RunOptions } from './run-case.js';
+import { runCase, runCaseOn, type CaseResult, type RunOptions } from './run-case.js';
 
 export interface IsolateOptions extends RunOptions {
   /** Wall-clock limit per case before the worker is killed (default 6 × timeoutMs, min 30 s). */
@@ -32,7 +32,7 @@ export function runIsolated(cases: LoadedCase[], opts: IsolateOptions = {}, onRe
   const results: (CaseResult | undefined)[] = new Array(cases.length);
   // Skipped cases are settled here; workers only get the deadline.
   const skip = opts.skip ?? {};
-  const runOpts: RunOptions = { timeoutMs };
+  const runOpts: RunOptions = { timeoutMs, ...(opts.backend ? { backend: opts.backend } : {}) };
   let next = 0;
   let done = 0;
   let bootFailures = 0;
@@ -107,7 +107,7 @@ export function workerMain(opts: RunOptions): void {
   if (!send) throw new Error('workerMain must run in a forked child process');
   process.on('message', (m: ToWorker) => {
     if (m.type !== 'run') return;
-    send({ type: 'result', index: m.index, result: runCase(m.case, opts) } satisfies FromWorker);
+    void runCaseOn(m.case, opts).then((result) => send({ type: 'result', index: m.index, result } satisfies FromWorker));
   });
   process.on('disconnect', () => process.exit(0));
   send({ type: 'ready' } satisfies FromWorker);

@@ -1,4 +1,5 @@
-// Summaries of a conformance run: pass/fail/skip counts per folder and in total,
+// Summaries of a conformance run: pass/fail/skip (and, on the Wasm back end,
+// unsupported) counts per folder and in total,
 // the human-readable table, failure details, and the baseline/skip-list files
 // (baseline.json: sorted ids of passing cases; skip.json: { id: reason }).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ export interface Counts {
   passed: number;
   failed: number;
   skipped: number;
+  /** Cases the back end cannot run (the Wasm evaluator), with reasons in the results. */
+  unsupported: number;
 }
 
 export interface Summary extends Counts {
@@ -22,13 +25,14 @@ export const baselinePath = join(here, 'baseline.json');
 export const skipPath = join(here, 'skip.json');
 
 function zero(): Counts {
-  return { total: 0, passed: 0, failed: 0, skipped: 0 };
+  return { total: 0, passed: 0, failed: 0, skipped: 0, unsupported: 0 };
 }
 
 function bump(c: Counts, r: CaseResult): void {
   c.total++;
   if (r.status === 'pass') c.passed++;
   else if (r.status === 'fail') c.failed++;
+  else if (r.status === 'unsupported') c.unsupported++;
   else c.skipped++;
 }
 
@@ -47,16 +51,17 @@ export function summarize(results: CaseResult[]): Summary {
   return { ...total, folders };
 }
 
-/** `folder  passed/total  (failed F, skipped S)` per folder, then the total line. */
+/** `folder  passed/total  (failed F, skipped S[, unsupported U])` per folder, then the total line. */
 export function formatTable(s: Summary): string {
   const names = Object.keys(s.folders);
   const width = Math.max(5, ...names.map((n) => n.length));
+  const withUnsupported = s.unsupported > 0;
   const line = (name: string, c: Counts): string =>
-    `${name.padEnd(width)}  ${`${c.passed}/${c.total}`.padStart(9)}  (failed ${c.failed}, skipped ${c.skipped})`;
+    `${name.padEnd(width)}  ${`${c.passed}/${c.total}`.padStart(9)}  (failed ${c.failed}, skipped ${c.skipped}${withUnsupported ? `, unsupported ${c.unsupported}` : ''})`;
   const lines = names.map((n) => line(n, s.folders[n]!));
   lines.push('-'.repeat(width + 40));
   lines.push(line('TOTAL', s));
-  const runnable = s.total - s.skipped;
+  const runnable = s.total - s.skipped - s.unsupported;
   const pct = runnable > 0 ? ((100 * s.passed) / runnable).toFixed(1) : '0.0';
   lines.push(`${pct}% of ${runnable} runnable cases pass`);
   return lines.join('\n');
@@ -72,13 +77,15 @@ export function formatFailure(r: CaseResult): string {
 
 /**
  * The JSON summary printed by `cli --json`: one compact line,
- * `{total, passed, failed, skipped, folders: {name: [total, passed, failed, skipped]}}`.
+ * `{total, passed, failed, skipped, folders: {name: [total, passed, failed, skipped]}}`
+ * (with `unsupported` and a fifth count per folder when some case was unsupported).
  * Folder counts are arrays so the whole summary stays short enough for tools that
  * read only the tail of the output.
  */
 export function summaryJSON(s: Summary): string {
-  const folders = Object.fromEntries(Object.entries(s.folders).map(([name, f]) => [name, [f.total, f.passed, f.failed, f.skipped]]));
-  return JSON.stringify({ total: s.total, passed: s.passed, failed: s.failed, skipped: s.skipped, folders });
+  const u = s.unsupported > 0;
+  const folders = Object.fromEntries(Object.entries(s.folders).map(([name, f]) => [name, [f.total, f.passed, f.failed, f.skipped, ...(u ? [f.unsupported] : [])]]));
+  return JSON.stringify({ total: s.total, passed: s.passed, failed: s.failed, skipped: s.skipped, ...(u ? { unsupported: s.unsupported } : {}), folders });
 }
 
 // ---------------------------------------------------------------- files

@@ -12,7 +12,11 @@
 //     this); ignore_generated_vars drops compiler-generated names;
 //   - no want_result and no expected error means "undefined": no rows.
 // Nothing thrown by the engine escapes: every failure becomes a `fail` result.
+// The evaluator is chosen through the Backend interface (compiler/backend.ts):
+// `js` (default), `closures` or `interp` here; `wasm` in run-wasm.ts (runCaseOn
+// dispatches), where cases the Wasm back end cannot run are `unsupported`.
 import * as regent from '../../compiler/index.js';
+import { createJSBackend, type BackendName } from '../../compiler/index.js';
 import type { ResultRow } from '../../compiler/api.js';
 import type { Term } from '../../compiler/ast/nodes.js';
 import { compare, fromJS, toJS, toJSONText, type JSONValue, type Value } from '../../runtime/value/index.js';
@@ -20,7 +24,7 @@ import type { LoadedCase } from './load.js';
 import { termToValue as localTermToValue } from './term-value.js';
 import { withEnv, restoreEnv } from './env.js';
 
-export type Status = 'pass' | 'fail' | 'skip';
+export type Status = 'pass' | 'fail' | 'skip' | 'unsupported';
 
 export interface CaseResult {
   id: string;
@@ -40,6 +44,8 @@ export interface RunOptions {
   skip?: Record<string, string>;
   /** Evaluation deadline per case (default 10 s). */
   timeoutMs?: number;
+  /** The back end to run on (default js); see runCaseOn for wasm. */
+  backend?: BackendName;
 }
 
 /** What the engine produced: rows, or an error thrown at some stage. */
@@ -49,30 +55,41 @@ interface Outcome {
   stage?: 'input' | 'compile' | 'prepare' | 'eval';
 }
 
+/** One case on a JS-family back end (js, closures, interp), judged against the case's expectations. */
 export function runCase(c: LoadedCase, opts: RunOptions = {}): CaseResult {
+  if (opts.backend === 'wasm') throw new Error('runCase: the wasm back end is asynchronous, use runCaseOn');
   const start = performance.now();
   const base = { id: c.id, folder: c.folder, file: c.file };
   const skipReason = opts.skip?.[c.id];
   if (skipReason !== undefined) return { ...base, status: 'skip', reason: skipReason, ms: 0 };
   let verdict: Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'>;
   try {
-    verdict = judge(c, execute(c, opts.timeoutMs ?? 10_000));
+    verdict = judge(c, execute(c, opts.timeoutMs ?? 10_000, opts.backend ?? 'js'));
   } catch (e) {
     verdict = { status: 'fail', reason: `runner error: ${describe(e)}` };
   }
   return { ...base, ...verdict, ms: performance.now() - start };
 }
 
-/** Run many cases; `onResult` sees each result as it completes. */
-export function runCases(cases: LoadedCase[], opts: RunOptions = {}, onResult?: (r: CaseResult) => void): CaseResult[] {
-  return cases.map((c) => {
-    const r = runCase(c, opts);
-    onResult?.(r);
-    return r;
-  });
+/** One case on any back end (wasm: compiled and run in Regent's Wasm host, see run-wasm.ts). */
+export async function runCaseOn(c: LoadedCase, opts: RunOptions = {}): Promise<CaseResult> {
+  if (opts.backend !== 'wasm') return runCase(c, opts);
+  const { runWasmCase } = await import('./run-wasm.js');
+  return runWasmCase(c, opts);
 }
 
-function execute(c: LoadedCase, timeoutMs: number): Outcome {
+/** Run many cases; `onResult` sees each result as it completes. */
+export async function runCases(cases: LoadedCase[], opts: RunOptions = {}, onResult?: (r: CaseResult) => void): Promise<CaseResult[]> {
+  const out: CaseResult[] = [];
+  for (const c of cases) {
+    const r = await runCaseOn(c, opts);
+    onResult?.(r);
+    out.push(r);
+  }
+  return out;
+}
+
+function execute(c: LoadedCase, timeoutMs: number, backendName: Exclude<BackendName, 'wasm'>): Outcome {
   const saved = withEnv(c.env);
   let stage: Outcome['stage'] = 'input';
   try {
@@ -80,13 +97,13 @@ function execute(c: LoadedCase, timeoutMs: number): Outcome {
     const data = fromJS(c.data ?? {});
     stage = 'compile';
     const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
-    const policy = regent.compile(files, c.v0_compatible ? { v0Compatible: true } : {});
+    const backend = createJSBackend(backendName, files, { compile: c.v0_compatible ? { v0Compatible: true } : {} });
+    backend.setData(data);
     stage = 'prepare';
-    const prepared = policy.prepare(c.query);
+    const prepared = backend.prepare(c.query);
     stage = 'eval';
     const rows = prepared.eval({
       ...(input !== undefined ? { input } : {}),
-      data,
       strictBuiltinErrors: c.strict_error === true,
       deadline: Date.now() + timeoutMs,
     });

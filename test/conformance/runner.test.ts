@@ -138,7 +138,7 @@ describe('report', () => {
   it('summarizes per folder and in total', () => {
     const s = summarize(results);
     expect(s).toMatchObject({ total: 4, passed: 2, failed: 1, skipped: 1 });
-    expect(s.folders).toEqual({ a: { total: 2, passed: 1, failed: 1, skipped: 0 }, b: { total: 2, passed: 1, failed: 0, skipped: 1 } });
+    expect(s.folders).toEqual({ a: { total: 2, passed: 1, failed: 1, skipped: 0, unsupported: 0 }, b: { total: 2, passed: 1, failed: 0, skipped: 1, unsupported: 0 } });
     const table = formatTable(s).split('\n');
     expect(table[0]).toMatch(/^a\s+1\/2\s+\(failed 1, skipped 0\)$/);
     expect(table.find((x) => x.startsWith('TOTAL'))).toMatch(/2\/4\s+\(failed 1, skipped 1\)/);

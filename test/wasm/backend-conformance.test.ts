@@ -1,6 +1,8 @@
 // The conformance cases through the Backend interface (compiler/backend.ts): every
 // case of the shape `data.<path> = x` is decided by the js, closures and interp back
-// ends from createBackend, which must agree (same value, or all raise); one case in
+// ends from createBackend, both with decide() and with the prepared decision the
+// server caches per path (prepareDecision), which must all agree (same value, or all
+// raise); one case in
 // eight also by the wasm back end (a module per case, its entrypoint the case's path),
 // whose decide() must give the same value — from the module, or from its JS fallback
 // when the module aborts. Counts are printed.
@@ -48,6 +50,16 @@ function outcome(b: Backend, s: Shaped): string {
   }
 }
 
+/** The same through the prepared decision. */
+function preparedOutcome(b: Backend, s: Shaped): string {
+  try {
+    const v = b.prepareDecision(s.path).eval(s.input, undefined, false, undefined);
+    return v === undefined ? 'undefined' : canonical(toJS(v));
+  } catch {
+    return 'error';
+  }
+}
+
 describe('conformance cases through createBackend', () => {
   let cases: Shaped[];
   beforeAll(() => {
@@ -58,13 +70,14 @@ describe('conformance cases through createBackend', () => {
   it('js, closures and interp decide every case alike', () => {
     const disagree: string[] = [];
     for (const s of cases) {
-      const [js, ...others] = (['js', 'closures', 'interp'] as const).map((name) => {
+      const names = ['js', 'closures', 'interp'] as const;
+      const [js, ...others] = names.flatMap((name) => {
         const b = createJSBackend(name, s.policy);
         b.setData(s.data);
-        return outcome(b, s);
+        return [outcome(b, s), preparedOutcome(b, s)];
       });
       others.forEach((o, i) => {
-        if (o !== js) disagree.push(`${s.c.id} (${['closures', 'interp'][i]}): ${o} vs js ${js}`);
+        if (o !== js) disagree.push(`${s.c.id} (${names[Math.floor((i + 1) / 2)]}${(i + 1) % 2 ? ' prepared' : ''}): ${o} vs js ${js}`);
       });
     }
     console.log(`createBackend js/closures/interp: ${cases.length} cases, ${disagree.length} disagreements`);
