@@ -24,11 +24,19 @@ export class Program extends RuleCompiler implements ProgramOps {
     super(ir, rt, backend);
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.scanSites = countScanSites(ir);
+    this.leaf = leafFunctions(ir);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
   }
 
   /** Whether any rule or function of the policy calls `print` (see callFunction's memo). */
   private readonly prints: boolean;
+
+  /**
+   * Per group: a function cheaper to run again than to look up (leafFunctions), which
+   * callFunction does not memoize when the policy has no `print` (without print a memo
+   * is not observable: nondeterministic builtins keep their own per-query cache).
+   */
+  private readonly leaf: boolean[];
 
   /** Per group: how many rule bodies scan it as a generator (see generateSet). */
   private readonly scanSites: number[];
@@ -229,6 +237,7 @@ export class Program extends RuleCompiler implements ProgramOps {
     // the first argument; with more arguments, each entry is a flat list of
     // [arg2 … argN, result] records compared by identity (scalars by value).
     // A policy that prints memoizes from the first call, so a defined call prints once, as in OPA.
+    if (this.leaf[id] === true && !this.prints) return this.evalFunction(id, g.default, args, c);
     const m = c.fnResults(id, this.prints);
     if (m === undefined) return this.evalFunction(id, g.default, args, c);
     const n = args.length;
@@ -349,6 +358,38 @@ function countScanSites(ir: PolicyIR): number[] {
   for (const g of ir.groups) walk(g.defs);
   return counts;
 }
+/**
+ * Per group: whether it is a function whose definitions have no iteration (no loop,
+ * `every`, comprehension or builtin relation) and call only such functions (ACI's
+ * `env_ok(pattern, "string", value) { pattern == value }`): a memo lookup and insert
+ * (a Map keyed by the first argument, a list scan for the others) costs about as much
+ * as running it, and such calls rarely repeat their arguments.
+ */
+function leafFunctions(ir: PolicyIR): boolean[] {
+  const state: (boolean | 'visiting' | undefined)[] = ir.groups.map(() => undefined);
+  const calls = (node: unknown, out: number[]): boolean => {
+    if (Array.isArray(node)) return node.every((x) => calls(x, out));
+    if (node === null || typeof node !== 'object') return true;
+    const n = node as { k?: unknown; group?: number; key?: { k?: unknown } };
+    if (n.k === 'const') return true;
+    if (n.k === 'every' || n.k === 'compr' || n.k === 'relation' || (n.k === 'scan' && n.key?.k !== 'value')) return false;
+    if (n.k === 'callfn' && n.group !== undefined) out.push(n.group);
+    for (const [key, v] of Object.entries(node)) if (key !== 'loc' && !calls(v, out)) return false;
+    return true;
+  };
+  const leaf = (id: number): boolean => {
+    const s = state[id];
+    if (s !== undefined) return s === true;
+    const g = ir.groups[id]!;
+    if (g.kind !== 'function') return (state[id] = false);
+    state[id] = 'visiting'; // a recursive call is not a leaf
+    const callees: number[] = [];
+    const ok = calls(g.defs, callees) && callees.every(leaf);
+    return (state[id] = ok);
+  };
+  return ir.groups.map((_, id) => leaf(id));
+}
+
 /** The memo key of a call without arguments. */
 const NO_ARGS = Symbol('no-args');
 
