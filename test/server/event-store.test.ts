@@ -1,0 +1,57 @@
+// The decision-log buffer (server/plugins/event-store.ts): events kept as bytes in
+// blocks, each followed by its comma, joined into JSON arrays one block slice at a
+// time. Every range of events, across blocks, after drops of the oldest, must join
+// to exactly the JSON array of the same strings.
+import { describe, expect, it } from 'vitest';
+import { EventStore } from '../../server/plugins/event-store.js';
+
+/** Events of varied sizes and characters (multi-byte UTF-8, a few larger than a block). */
+function events(n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const pad = i % 97 === 0 ? 'é€😀'.repeat(40) : 'x'.repeat((i * 37) % 600);
+    out.push(JSON.stringify({ i, pad }));
+  }
+  out.push(JSON.stringify({ huge: 'y'.repeat(300 * 1024) }));
+  out.push(JSON.stringify({ after: '€'.repeat(100 * 1024) }));
+  return out;
+}
+
+const expected = (list: string[], lo: number, hi: number): string => '[' + list.slice(lo, hi).join(',') + ']';
+
+describe('EventStore', () => {
+  it('joins any range of events, within and across blocks, to their JSON array', () => {
+    const list = events(3000);
+    const store = EventStore.of(list);
+    expect(store.length).toBe(list.length);
+    expect(store.bytes).toBe(list.reduce((n, e) => n + Buffer.byteLength(e), 0));
+    for (const [lo, hi] of [
+      [0, list.length],
+      [0, 1],
+      [5, 6],
+      [10, 900],
+      [899, 2500],
+      [2990, list.length],
+      [list.length - 1, list.length],
+      [7, 7],
+    ] as const) {
+      const joined = store.join(lo, hi);
+      expect(joined.toString('utf8')).toBe(hi > lo ? expected(list, lo, hi) : '[]');
+      if (hi > lo) expect((JSON.parse(joined.toString('utf8')) as unknown[]).length).toBe(hi - lo);
+    }
+    for (let i = 0; i < list.length; i++) expect(store.sizeOf(i)).toBe(Buffer.byteLength(list[i]!));
+  });
+
+  it('drops the oldest events and still joins and lists the rest', () => {
+    const list = events(6000);
+    const store = EventStore.of(list);
+    let dropped = 0;
+    for (; dropped < 4500; dropped++) store.shift();
+    const rest = list.slice(dropped);
+    expect(store.length).toBe(rest.length);
+    expect(store.join(0, store.length).toString('utf8')).toBe(expected(rest, 0, rest.length));
+    expect(store.strings(3, 40)).toEqual(rest.slice(3, 40));
+    store.push('{"new":true}');
+    expect(store.join(store.length - 2, store.length).toString('utf8')).toBe(expected([...rest, '{"new":true}'], rest.length - 1, rest.length + 1));
+  });
+});
