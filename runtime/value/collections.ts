@@ -272,6 +272,8 @@ export class RObject {
 
 /** Up to this many members a set keeps a plain list and compares members by `equal`. */
 const SMALL_SET = 8;
+/** The list of every empty set: never written (add copies it first). */
+const NO_MEMBERS: Value[] = [];
 
 /**
  * A set. Small sets (most rule and comprehension results: violations, labels) keep
@@ -282,8 +284,8 @@ const SMALL_SET = 8;
 export class RSet {
   /** Members by hash key, once the set is large; undefined while `list` holds them. */
   private map: Map<string, Value> | undefined;
-  /** Members in insertion order while the set is small. */
-  private list: Value[] = [];
+  /** Members in insertion order while the set is small (the shared NO_MEMBERS until the first add). */
+  private list: Value[] = NO_MEMBERS;
   private sortedCache: Value[] | undefined;
   private unorderedCache: Value[] | undefined;
   /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
@@ -318,9 +320,9 @@ export class RSet {
     if (this.map === undefined) {
       if (this.indexOf(v) >= 0) return this;
       if (this.list.length < SMALL_SET) {
-        // The list may be shared as unorderedArray(): copy before writing.
         if (this.list.length >= limits.maxCollectionSize) collectionTooLarge();
-        if (this.unorderedCache === this.list) this.list = this.list.slice();
+        // The list may be shared (NO_MEMBERS, or handed out by unorderedArray()): copy before writing.
+        if (this.list === NO_MEMBERS || this.unorderedCache === this.list) this.list = this.list.slice();
         this.list.push(v);
         this.changed();
         return this;
@@ -328,7 +330,7 @@ export class RSet {
       const m = new Map<string, Value>();
       for (const x of this.list) m.set(keyOf(x), x);
       this.map = m;
-      this.list = [];
+      this.list = NO_MEMBERS;
     }
     const n = this.map.size;
     this.map.set(keyOf(v), v);
