@@ -87,6 +87,8 @@ const MATRIX: [string, string, string | Buffer | undefined, Record<string, strin
   ['POST', '/v1/data', allowBody, { ...JSON_TYPE, ...GZIP_OK }, true],
   ['POST', '/v1/data/', allowBody, JSON_TYPE, true],
   ['POST', '/v1/data//authz//allow', allowBody, JSON_TYPE, true],
+  ['POST', `/v1/data/authz/${'long_name.'.repeat(40)}`, allowBody, JSON_TYPE, true],
+  ['POST', '/v1/data/a-b/c~d/0/x.y', allowBody, JSON_TYPE, true],
   ['GET', '/v1/data/authz/allow', undefined, {}, true],
   ['GET', '/v1/data/authz?input={"user":"alice"}', undefined, GZIP_OK, true],
   ['GET', '/v1/data/authz/allow?input={bad', undefined, {}, true],
