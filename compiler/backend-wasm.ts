@@ -179,9 +179,11 @@ export class WasmBackend implements Backend {
     return m.evaluate(m.paths.get(key)!, this.fallback.data, opts.input, opts.inputText, this.wasmOpts(opts));
   }
 
+  /** Like the prepared decision: strict builtin errors and module aborts are answered by the JS back end. */
   decide(path: string[], opts: BackendEvalOptions = {}): Value | undefined {
     const m = this.byPath.get(path.join('/'));
-    if (m !== undefined) {
+    if (opts.strictBuiltinErrors) this.lastFallback = 'strict builtin errors';
+    else if (m !== undefined) {
       try {
         const v = this.decideInWasm(path, opts);
         m.stats.wasm++;

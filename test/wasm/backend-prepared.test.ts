@@ -74,6 +74,9 @@ describe('prepared decisions and queries', () => {
     timers = {};
     expect(() => n.eval(undefined, '{"s":"x"}', true, undefined, timers)).toThrow(/invalid syntax|to_number/);
     expect(timers).toEqual({});
+    // decide() alike
+    expect(wasm.decide(['c', 'n'], { inputText: '{"s":"x"}' })).toBeUndefined();
+    expect(() => wasm.decide(['c', 'n'], { inputText: '{"s":"x"}', strictBuiltinErrors: true })).toThrow(/invalid syntax|to_number/);
   }, 120_000);
 
   it('several modules: the earlier one serves a shared path, each counts its own decisions', async () => {
