@@ -1,33 +1,37 @@
 // Building a large JSON document (a 50 MB PUT /v1/data body, a bundle data file)
 // into Rego values in slices, so the thread doing it keeps serving between slices.
 //
-// The bytes are walked structurally only where a container is larger than CHUNK:
-// inside such a container, runs of small members (each closes within CHUNK bytes)
-// are decoded and parsed by the native JSON.parse in one call per run, and the
-// parsed objects are adopted in place as RObjects (no second copy of any member,
-// see RObject.adopt). Big members are descended into. The generator yields between
-// runs; `buildDocument` drives it in time slices of `sliceMs`, `buildDocumentSync`
-// in one go. Errors are JSONBuildError: a syntax error (the caller words it as Go
-// would, from the whole text), the nesting limit (`exceeded max depth`), or the
-// thread's heap ceiling (checked between runs).
+// The bytes are walked structurally only where a container is larger than CHUNK
+// (json-walker.ts); everything that closes within CHUNK bytes is a "small" member.
+// - A big array's small members are parsed by the native JSON.parse in one call per
+//   run of RUN bytes and adopted in place (RObject.adopt, no second copy).
+// - A big object's small members are not built: their keys and byte ranges are
+//   indexed and the object is a lazy one (lazy-object.ts) that parses a member on
+//   first read. Its runs are still parsed once (and dropped) to check the syntax, so
+//   a bad document is refused before it is written. Building ~2.4× the text's size
+//   in long-lived objects is what made garbage collection stall the thread; the
+//   index is a small fraction of that. A top-level object with at most
+//   EAGER_TOP_MEMBERS small members is built in full (its keys are listed, which
+//   reads every member, when a worker reports it; see server/engine/worker.ts).
+// Big members are descended into. The generator yields after each run and each
+// closed container; `buildDocument` drives it in time slices of `sliceMs`,
+// `buildDocumentSync` in one go. Errors are JSONBuildError: a syntax error (the
+// caller words it as Go would, from the whole text), the nesting limit (`exceeded
+// max depth`), or the thread's heap ceiling (checked between runs).
 import { RObject } from '../value/collections.js';
 import { heapAboveCeiling } from '../eval/limits.js';
-import { parseJSONExact } from '../value/json-parse.js';
 import type { Value } from '../value/value.js';
+import { CHUNK, JSONBuildError, Walker } from './json-walker.js';
+import { lazyObject } from './lazy-object.js';
 
-/** Containers closing within this many bytes are parsed natively in one piece. */
-const CHUNK = 256 * 1024;
+export { JSONBuildError } from './json-walker.js';
 
-export class JSONBuildError extends Error {
-  constructor(
-    readonly kind: 'syntax' | 'depth' | 'memory',
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-    this.name = 'JSONBuildError';
-  }
-}
+/** Runs of small members are parsed (and the generator yields) every this many bytes. */
+const RUN = 64 * 1024;
+/** A top-level object with at most this many small members is built in full. */
+export const EAGER_TOP_MEMBERS = 10_000;
+/** The prototype RObject.adopt gives (no inherited members). */
+const BARE = Object.getPrototypeOf(RObject.bareProps()) as object;
 
 export interface BuildOptions {
   /** Deepest nesting accepted (arrays and objects); deeper is `exceeded max depth`. */
@@ -40,9 +44,14 @@ type Bytes = Uint8Array;
 
 interface Frame {
   kind: 'object' | 'array';
-  props?: Record<string, Value>;
-  /** Number of keys in props. */
-  count: number;
+  /** Objects: small members' keys → member number (last occurrence wins). */
+  index?: Map<string, number>;
+  /** Objects: member byte ranges (start, end) by member number. */
+  ranges?: Int32Array | Float64Array;
+  /** Objects: member numbers given so far. */
+  members: number;
+  /** Objects: members that are big containers, built. */
+  built?: Map<string, Value>;
   items?: Value[];
   /** Key of this container in its parent object. */
   key?: string;
@@ -63,129 +72,43 @@ function adopt(v: unknown): Value {
     return v as Value[];
   }
   const o = v as Record<string, unknown>;
+  let n = 0;
   for (const k in o) {
+    n++;
     const x = o[k];
     if (x !== null && typeof x === 'object') o[k] = adopt(x);
     else if (x === 0) o[k] = 0;
   }
-  return RObject.adopt(o);
+  // As RObject.adopt, counting the keys here instead of listing them (Object.keys).
+  Object.setPrototypeOf(o, BARE);
+  return new RObject(o as Record<string, Value>, n);
 }
 
-const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** The value of the small member at [start, end): parsed natively, exactly where a double would not do. */
+function memberParser(bytes: Bytes): (start: number, end: number) => Value {
+  const w = new Walker(bytes, Infinity);
+  return (start, end) => {
+    w.exact = false;
+    w.scan(start, 0);
+    return adoptText(w, start, end);
+  };
+}
 
-class Walker {
-  readonly buf: Buffer;
-  /** Set by scan(): the scanned value holds a number a double cannot keep exact. */
-  exact = false;
-
-  constructor(
-    readonly bytes: Bytes,
-    readonly maxDepth: number,
-  ) {
-    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** Record a small member of an object frame. */
+function indexMember(f: Frame, key: string, start: number, end: number): void {
+  const index = f.index!;
+  let n = index.get(key);
+  if (n === undefined) n = f.members++;
+  // (a duplicated key keeps its first number: its last value, in the first one's place)
+  if (2 * n + 2 > f.ranges!.length) {
+    const grown = f.ranges instanceof Float64Array || end > 0x7fffffff ? new Float64Array(f.ranges!.length * 2) : new Int32Array(f.ranges!.length * 2);
+    grown.set(f.ranges!);
+    f.ranges = grown;
   }
-
-  fail(at: number): never {
-    throw new JSONBuildError('syntax', 'invalid JSON', at);
-  }
-
-  ws(i: number): number {
-    const b = this.bytes;
-    while (i < b.length && isWs(b[i]!)) i++;
-    return i;
-  }
-
-  /** End (exclusive) of the string starting at `i` (a quote). */
-  stringEnd(i: number): number {
-    const b = this.bytes;
-    for (let j = i + 1; j < b.length; j++) {
-      const c = b[j]!;
-      if (c === 0x5c) j++;
-      else if (c === 0x22) return j + 1;
-    }
-    return this.fail(i);
-  }
-
-  /**
-   * End (exclusive) of the value at `i` when it closes within CHUNK bytes (strings
-   * and scalars always), or -1 for a bigger container. `depth` is the nesting of
-   * the value's parent, for the depth limit.
-   */
-  scan(i: number, depth: number): number {
-    const b = this.bytes;
-    const c = b[i];
-    if (c === 0x22) return this.stringEnd(i);
-    if (c !== 0x7b && c !== 0x5b) {
-      let j = i;
-      let digits = 0;
-      while (j < b.length) {
-        const d = b[j]!;
-        if (d === 0x2c || d === 0x7d || d === 0x5d || isWs(d)) break;
-        if (d >= 0x30 && d <= 0x39) {
-          if (++digits >= 16) this.exact = true;
-        } else if (d === 0x65 || d === 0x45) {
-          if (largeExponent(b, j + 1)) this.exact = true;
-        } else if (d !== 0x2e) digits = 0; // digits count across the decimal point
-        j++;
-      }
-      if (j === i) this.fail(i);
-      return j;
-    }
-    const limit = Math.min(b.length, i + CHUNK);
-    let level = 0;
-    let digits = 0;
-    for (let j = i; j < limit; j++) {
-      const d = b[j]!;
-      if (d === 0x22) {
-        j = this.stringEnd(j) - 1;
-        digits = 0;
-      } else if (d === 0x7b || d === 0x5b) {
-        if (++level + depth > this.maxDepth) throw new JSONBuildError('depth', 'exceeded max depth', j);
-      } else if (d === 0x7d || d === 0x5d) {
-        if (--level === 0) return j + 1;
-      } else if (d >= 0x30 && d <= 0x39) {
-        if (++digits >= 16) this.exact = true;
-      } else {
-        if ((d === 0x65 || d === 0x45) && digits > 0) {
-          if (largeExponent(b, j + 1)) this.exact = true;
-        }
-        if (d !== 0x2e) digits = 0; // digits count across the decimal point
-      }
-    }
-    if (limit === b.length) this.fail(i);
-    return -1;
-  }
-
-  text(start: number, end: number): string {
-    return this.buf.toString('utf8', start, end);
-  }
-
-  private scratch = Buffer.alloc(0);
-
-  /** The bytes [start, end) between `open` and `close` as one string (no concatenation to flatten). */
-  wrapped(open: number, start: number, end: number, close: number): string {
-    const n = end - start;
-    if (this.scratch.length < n + 2) this.scratch = Buffer.allocUnsafe(Math.max(n + 2, 2 * CHUNK));
-    this.scratch[0] = open;
-    this.buf.copy(this.scratch, 1, start, end);
-    this.scratch[n + 1] = close;
-    return this.scratch.toString('utf8', 0, n + 2);
-  }
-
-  /** A key string (with its quotes) at [start, end). */
-  key(start: number, end: number): string {
-    if (this.bytes.subarray(start, end).includes(0x5c)) return JSON.parse(this.text(start, end)) as string;
-    return this.text(start + 1, end - 1);
-  }
-
-  /** Parse a small value or a run of members natively. */
-  parse(text: string, exact: boolean, at: number): unknown {
-    try {
-      return exact ? parseJSONExact(text) : JSON.parse(text);
-    } catch {
-      return this.fail(at);
-    }
-  }
+  f.ranges![2 * n] = start;
+  f.ranges![2 * n + 1] = end;
+  index.set(key, n);
+  f.built!.delete(key);
 }
 
 function flush(w: Walker, f: Frame): void {
@@ -194,20 +117,8 @@ function flush(w: Walker, f: Frame): void {
   // clean error now rather than the thread (or, inside JSON.parse, the process) dying.
   if (heapAboveCeiling()) throw new JSONBuildError('memory', 'the document does not fit in the heap limit', f.runStart);
   if (f.kind === 'object') {
-    const parsed = w.parse(w.wrapped(0x7b, f.runStart, f.runEnd, 0x7d), f.runExact, f.runStart);
-    const props = f.props!;
-    if (parsed instanceof RObject) {
-      for (const [k, v] of parsed.unorderedEntries()) {
-        if (!((k as string) in props)) f.count++;
-        props[k as string] = v;
-      }
-    } else {
-      const o = parsed as Record<string, unknown>;
-      for (const k in o) {
-        if (!(k in props)) f.count++;
-        props[k] = adopt(o[k]);
-      }
-    }
+    // Only checked: the members were indexed, and are parsed when first read.
+    w.parse(w.wrapped(0x7b, f.runStart, f.runEnd, 0x7d), false, f.runStart);
   } else {
     const parsed = w.parse(w.wrapped(0x5b, f.runStart, f.runEnd, 0x5d), f.runExact, f.runStart) as unknown[];
     const items = f.items!;
@@ -217,8 +128,28 @@ function flush(w: Walker, f: Frame): void {
   f.runExact = false;
 }
 
-function close(f: Frame): Value {
-  return f.kind === 'object' ? new RObject(f.props!, f.count) : f.items!;
+/** The value of a closed object frame: lazy, or (top level, few members) built in full in runs. */
+function* closeObject(f: Frame, top: boolean, bytes: Bytes): Generator<void, RObject> {
+  const index = f.index!;
+  const built = f.built!;
+  const parse = memberParser(bytes);
+  if (index.size > 0 && (!top || index.size > EAGER_TOP_MEMBERS)) return lazyObject(index, f.ranges!.slice(0, 2 * f.members), parse, built);
+  const props = RObject.bareProps();
+  let size = built.size;
+  for (const [k, v] of built) props[k] = v;
+  let sinceYield = 0;
+  for (const [k, n] of index) {
+    const start = f.ranges![2 * n]!;
+    const end = f.ranges![2 * n + 1]!;
+    props[k] = parse(start, end);
+    size++;
+    sinceYield += end - start;
+    if (sinceYield >= RUN) {
+      sinceYield = 0;
+      yield;
+    }
+  }
+  return new RObject(props, size);
 }
 
 /**
@@ -236,7 +167,8 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
   const open = (at: number, key?: string): void => {
     const kind = bytes[at] === 0x7b ? 'object' : 'array';
     if (stack.length + 1 > maxDepth) throw new JSONBuildError('depth', 'exceeded max depth', at);
-    stack.push({ kind, ...(kind === 'object' ? { props: RObject.bareProps() } : { items: [] }), count: 0, ...(key === undefined ? {} : { key }), runStart: -1, runEnd: -1, runExact: false });
+    const members = kind === 'object' ? { index: new Map<string, number>(), ranges: new Int32Array(256), built: new Map<string, Value>() } : { items: [] };
+    stack.push({ kind, ...members, members: 0, ...(key === undefined ? {} : { key }), runStart: -1, runEnd: -1, runExact: false });
   };
   open(i);
   i = w.ws(i + 1);
@@ -268,12 +200,13 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
         yield;
         continue;
       }
+      if (key !== undefined) indexMember(f, key, i, valueEnd);
       if (f.runStart < 0) f.runStart = memberStart;
       f.runEnd = valueEnd;
       f.runExact ||= w.exact;
       i = w.ws(valueEnd);
       expectMember = first = false;
-      if (f.runEnd - f.runStart >= CHUNK) {
+      if (f.runEnd - f.runStart >= RUN) {
         flush(w, f);
         yield;
       }
@@ -287,15 +220,14 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
     if (bytes[i] !== closer) w.fail(i);
     flush(w, f);
     stack.pop();
-    const value = close(f);
+    const value = f.kind === 'object' ? yield* closeObject(f, stack.length === 0, bytes) : f.items!;
     i = w.ws(i + 1);
     const parent = stack[stack.length - 1];
     if (!parent) return value;
     if (parent.kind === 'object') {
-      if (!(f.key! in parent.props!)) parent.count++;
-      parent.props![f.key!] = value;
-    }
-    else parent.items!.push(value);
+      parent.index!.delete(f.key!); // a duplicated key: this (last) value wins
+      parent.built!.set(f.key!, value);
+    } else parent.items!.push(value);
     expectMember = first = false;
     yield;
   }
@@ -329,16 +261,4 @@ export async function buildDocument(bytes: Bytes, opts: BuildOptions): Promise<V
       until = performance.now() + sliceMs;
     }
   }
-}
-
-/**
- * Whether the exponent starting at `k` (after `e`/`E`) may leave a double inexact:
- * two or more digits (`e30`), three or more when negative (`e-300`). As
- * INEXACT_NUMBER in runtime/value/json.ts.
- */
-function largeExponent(b: Uint8Array, k: number): boolean {
-  const isDigit = (x: number | undefined) => x !== undefined && x >= 0x30 && x <= 0x39;
-  const negative = b[k] === 0x2d;
-  if (b[k] === 0x2b || negative) k++;
-  return isDigit(b[k]) && isDigit(b[k + 1]) && (!negative || isDigit(b[k + 2]));
 }

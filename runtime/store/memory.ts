@@ -9,6 +9,7 @@
 import { RObject, type Value } from '../value/index.js';
 import { StorageError, invalidPatch, notFound, writeConflict } from './errors.js';
 import { checkPathScope } from './ownership.js';
+import { cloneLazy, isLazyObject } from './lazy-object.js';
 
 export type StorePath = readonly string[];
 
@@ -57,6 +58,11 @@ export function readPath(root: Value, path: StorePath): Value | undefined {
   return node;
 }
 
+/** A copy of an object for a write (a lazy one's members are not parsed). */
+function copyObject(o: RObject): RObject {
+  return isLazyObject(o) ? cloneLazy(o) : o.clone();
+}
+
 /** Apply one primitive write to a tree, copying containers that are not `owned`. */
 export function applyWrite(root: RObject, op: WriteOp, owned: Set<object> = new Set()): RObject {
   const { path } = op;
@@ -67,7 +73,7 @@ export function applyWrite(root: RObject, op: WriteOp, owned: Set<object> = new 
   }
   const own = <T extends Container>(c: T): T => {
     if (owned.has(c)) return c;
-    const copy = (Array.isArray(c) ? c.slice() : c.clone()) as T;
+    const copy = (Array.isArray(c) ? c.slice() : copyObject(c as RObject)) as T;
     owned.add(copy);
     return copy;
   };

@@ -101,7 +101,10 @@ describe('50 MB PUT /v1/data with --worker-heap-mb 64', () => {
   });
 
   it('refuses a document that does not fit in a worker with a 500 naming the limit; decisions keep answering', async () => {
-    const { result, probe } = await probeDuring(srv, () => put(srv, '/v1/data/big', doc));
+    // An array of records: big arrays are built in full (a big object would be lazy, and fit).
+    const records = JSON.stringify({ list: Object.values((JSON.parse(doc) as { users: object }).users) });
+    expect(records.length).toBeGreaterThan(40e6);
+    const { result, probe } = await probeDuring(srv, () => put(srv, '/v1/data/big', records));
     expect(result.status, result.text).toBe(500);
     expect(errorBody(result)).toMatchObject({ code: 'internal_error', message: expect.stringMatching(/--worker-heap-mb/) });
     expect(srv.alive()).toBe(true);
