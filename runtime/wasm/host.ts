@@ -8,6 +8,13 @@ import { getBuiltin, callBuiltin, type BuiltinContext } from '../builtins/index.
 import { currentRuntimeInfo } from '../eval/runtime-info.js';
 import { formatTerm } from '../value/format.js';
 import { parseValueText } from './value-text.js';
+import { EvalError } from '../eval/errors.js';
+
+/**
+ * The builtin id a module calls through `opa_builtin0` when its loop step count runs out
+ * with a deadline on (runtime/wasm/assembly/limits.ts); never listed in `builtins()`.
+ */
+const DEADLINE_BUILTIN = -1;
 
 export class WasmAbortError extends Error {
   readonly code = 'eval_wasm_abort';
@@ -19,6 +26,11 @@ export interface WasmEvalOptions {
   strictBuiltinErrors?: boolean;
   /** Receives print() output of host-served builtins. */
   print?: (message: string) => void;
+  /**
+   * Wall-clock deadline in ms since the epoch (as EvalOptions.deadline): loops in the
+   * module stop with eval_cancel_error once it has passed; the instance stays usable.
+   */
+  deadline?: number;
 }
 
 export interface WasmHostOptions {
@@ -90,6 +102,7 @@ export class WasmPolicy {
     };
     const builtin = (id: number, ...args: number[]): number => {
       const p = self!;
+      if (id === DEADLINE_BUILTIN) return p.checkDeadline();
       const name = ids[id]!;
       const custom = opts.customBuiltins?.[name];
       if (custom) {
@@ -168,6 +181,15 @@ export class WasmPolicy {
     return this.ctx;
   }
 
+  /** The module's deadline check (every 1,024 loop steps): throws once the deadline has passed. */
+  private checkDeadline(): number {
+    const d = this.evalOpts.deadline;
+    if (d !== undefined && Date.now() > d) {
+      throw new EvalError('eval_cancel_error', 'caller cancelled query execution: evaluation deadline exceeded');
+    }
+    return 0;
+  }
+
   /** Replace the data document from JSON (or Rego value) text; a bad document leaves the previous one. */
   setDataText(text: string): void {
     // Parsed once above the current data (so a failure leaves it intact), then again
@@ -239,7 +261,8 @@ export class WasmPolicy {
     this.evalOpts = opts;
     this.ctx = undefined;
     try {
-      const ret = this.x.opa_eval!(0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
+      // opa_eval's reserved first argument: 1 turns the module's deadline checks on
+      const ret = this.x.opa_eval!(opts.deadline !== undefined ? 1 : 0, ep, this.data, inputAddr, inputLen, this.dataHeap + inputLen, 0);
       this.heapHighWater = Math.max(this.heapHighWater, this.x.opa_heap_ptr_get!());
       return this.rawText(ret);
     } finally {

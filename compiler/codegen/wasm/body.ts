@@ -204,6 +204,7 @@ export abstract class BodyGen {
     const next = this.label('next');
     const elemFail = this.label('ef');
     const elem = [
+      ...this.tick(),
       m.local.set(k, this.rt('rt_iter_key', [this.get(src), this.get(i)])),
       m.local.set(v, this.rt('rt_iter_val', [this.get(src), this.get(i)])),
       m.local.set(i, m.i32.add(this.get(i), m.i32.const(1))),
@@ -215,6 +216,19 @@ export abstract class BodyGen {
       m.local.set(n, this.rt('rt_scan_len', [this.get(src)])),
       m.loop(next, m.block(null, [m.br(done, m.i32.ge_s(this.get(i), this.get(n))), ...elem, body, m.br(next)])),
     ]);
+  }
+
+  /**
+   * One loop step of the evaluation deadline: count down; when the count runs out, the
+   * runtime refills it, asking the host first when a deadline is on (limits.ts).
+   */
+  private tick(): X[] {
+    const m = this.m;
+    const steps = this.L.steps;
+    return [
+      m.global.set(steps, m.i32.sub(m.global.get(steps, I32), m.i32.const(1))),
+      m.if(m.i32.lt_s(m.global.get(steps, I32), m.i32.const(0)), m.global.set(steps, this.rt('rt_steps_out', []))),
+    ];
   }
 
   // ------------------------------------------------------------ patterns

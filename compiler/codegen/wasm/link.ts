@@ -104,8 +104,13 @@ export class Linker {
     for (let i = 0; i < this.m.getNumExports(); i++) {
       const info = binaryen.getExportInfo(this.m.getExportByIndex(i));
       if (info.kind === binaryen.ExternalFunction) this.rtNames.set(info.name, info.value);
+      if (info.kind === binaryen.ExternalGlobal && info.name === 'rt_steps') this.steps = info.value;
     }
+    if (this.steps === '') throw new Error('wasm runtime: no export rt_steps');
   }
+
+  /** The runtime's global counting loop steps down to the next deadline check (assembly/limits.ts). */
+  readonly steps: string = '';
 
   /** Whether the runtime implements builtin `name` natively (export `rtb_<name>`). */
   hasNative(name: string): boolean {
@@ -290,6 +295,7 @@ export class Linker {
     }
     this.provide('init', binaryen.none, binaryen.none, init.varTypes(), m.block(null, sets));
     for (const name of [...this.rtNames.keys()]) if (name.startsWith('rt_') || name.startsWith('rtb_')) m.removeExport(name);
+    m.removeExport('rt_steps');
     if (!m.validate()) throw new Error('wasm: generated module does not validate');
     const level = opts.optimize ?? 1;
     if (level > 0) {

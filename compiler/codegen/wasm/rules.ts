@@ -1,13 +1,15 @@
 // Rule groups and virtual-document nodes → Wasm functions. Complete, set and object
 // groups are memoized per evaluation (a global holding the value and one holding the
-// evaluation generation it belongs to); functions take their arguments as params.
+// evaluation generation it belongs to); functions take their arguments as params and
+// are memoized from their second call in a generation on (emitFunctionMemo), and
+// indexed on a constant argument (index-dispatch.ts, functionIndex).
 // Conflicting values of a complete rule or object key abort through opa_abort, as
 // OPA's Wasm does. Indexed groups dispatch on the indexed ref (index-dispatch.ts).
 // Constructs outside this slice raise WasmUnsupportedError.
 import binaryen from 'binaryen';
 import type { RuleDef, RuleGroup } from '../../ir/ir.js';
 import { FnGen } from './exprs.js';
-import { indexDispatch, type DefCode } from './index-dispatch.js';
+import { functionIndex, indexDispatch, type DefCode } from './index-dispatch.js';
 import { WasmUnsupportedError } from './errors.js';
 import type { Linker } from './link.js';
 
@@ -44,7 +46,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     out.push(m.if(m.i32.eq(m.global.get(memoGen, I32), f.rt('rt_gen', [])), m.return(m.global.get(memoVal, I32))));
   }
   const exit = f.label('exit');
-  const order = indexDispatch(L, f, g, out);
+  const order = indexDispatch(L, f, g.kind === 'function' ? functionIndex(g) : g.index, out);
   const params = (d: RuleDef, fail: string): X[] =>
     d.params.flatMap((p, i) => f.pattern(p, i, fail));
 
@@ -108,7 +110,57 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
   if (memo) out.push(m.global.set(memoVal, m.local.get(result, I32)), m.global.set(memoGen, f.rt('rt_gen', [])));
   out.push(m.local.get(result, I32));
   const paramType = binaryen.createType(new Array<number>(arity).fill(I32));
-  m.addFunction(name, paramType, I32, f.varTypes(), m.block(null, out, I32));
+  if (g.kind !== 'function') {
+    m.addFunction(name, paramType, I32, f.varTypes(), m.block(null, out, I32));
+    return;
+  }
+  m.addFunction(`${name}_body`, paramType, I32, f.varTypes(), m.block(null, out, I32));
+  emitFunctionMemo(L, g, name, `${name}_body`);
+}
+
+/** The table value standing for "this call is undefined" (never a value's address). */
+const UNDEFINED_RESULT = 1;
+
+/**
+ * Function `name` of group `g` calling `body` through a memo of its results per
+ * evaluation, as OPA's function output cache (and the JS back end's callFunction):
+ * from the function's second call under one generation on, results are kept in a
+ * table (an object) keyed by the argument (one parameter) or the array of arguments,
+ * so a key matches exactly when the arguments are equal in Rego (`rt_equal`); an
+ * undefined result is kept as UNDEFINED_RESULT. The first call of a generation only
+ * claims it and drops the previous generation's table, so a function called once per
+ * evaluation builds none. `with` runs under a fresh generation, as for rule values.
+ */
+function emitFunctionMemo(L: Linker, g: RuleGroup, name: string, body: string): void {
+  const m = L.m;
+  const arity = g.arity ?? 0;
+  const f = new FnGen(L, arity, 0);
+  const [table, gen] = [`fmemo_t${g.id}`, `fmemo_g${g.id}`];
+  m.addGlobal(table, I32, true, m.i32.const(0));
+  m.addGlobal(gen, I32, true, m.i32.const(0));
+  const [now, key, r] = [f.temp(), f.temp(), f.temp()];
+  const args = () => Array.from({ length: arity }, (_, i) => m.local.get(i, I32));
+  const keyOf: X[] = arity === 1
+    ? [m.local.set(key, m.local.get(0, I32))]
+    : [m.local.set(key, f.rt('rt_arr', [])), ...args().map((a) => m.drop(f.rt('rt_arr_push', [m.local.get(key, I32), a])))];
+  const memoized = [
+    m.if(m.i32.eqz(m.global.get(table, I32)), m.global.set(table, f.rt('rt_obj', []))),
+    ...keyOf,
+    m.local.set(r, f.rt('rt_dot', [m.global.get(table, I32), m.local.get(key, I32)])),
+    m.if(m.local.get(r, I32), m.return(m.select(m.i32.eq(m.local.get(r, I32), m.i32.const(UNDEFINED_RESULT)), m.i32.const(0), m.local.get(r, I32)))),
+    m.local.set(r, m.call(body, args(), I32)),
+    m.drop(f.rt('rt_obj_put', [m.global.get(table, I32), m.local.get(key, I32), m.select(m.local.get(r, I32), m.local.get(r, I32), m.i32.const(UNDEFINED_RESULT))])),
+    m.return(m.local.get(r, I32)),
+  ];
+  const code = [
+    m.local.set(now, f.rt('rt_gen', [])),
+    m.if(m.i32.eq(m.global.get(gen, I32), m.local.get(now, I32)), m.block(null, memoized)),
+    m.global.set(gen, m.local.get(now, I32)),
+    m.global.set(table, m.i32.const(0)),
+    m.call(body, args(), I32),
+  ];
+  const paramType = binaryen.createType(new Array<number>(arity).fill(I32));
+  m.addFunction(name, paramType, I32, f.varTypes(), m.block(null, code, I32));
 }
 
 /**

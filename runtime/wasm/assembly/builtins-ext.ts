@@ -10,6 +10,7 @@ import {
 import { rtb_split, rtb_concat } from './builtins';
 import { bdOf, bdToNum, bdRoundInt, bdMul, bdPow2, bdIsInt, bdIsZero } from './bigdec';
 import { rt_go_replace } from './natives-strings';
+import { tick } from './limits';
 
 // ---------------------------------------------------------------- more strings and collections
 
@@ -98,8 +99,8 @@ export function rtb_numbers_range(a: usize, b: usize): usize {
   const y = numVal(b);
   if (Math.abs(y - x) > 10000000) { fail('not supported on wasm: numbers.range over 10^7 members'); return 0; }
   const out = mkArr(<i32>Math.abs(y - x) + 1);
-  if (x <= y) for (let i = x; i <= y; i++) arrPush(out, mkNum(i));
-  else for (let i = x; i >= y; i--) arrPush(out, mkNum(i));
+  if (x <= y) for (let i = x; i <= y; i++) { tick(); arrPush(out, mkNum(i)); }
+  else for (let i = x; i >= y; i--) { tick(); arrPush(out, mkNum(i)); }
   return out;
 }
 
@@ -157,6 +158,7 @@ export function rtb_object_filter(o: usize, ks: usize): usize {
 
 function walkInto(out: usize, path: usize, v: usize, depth: i32): void {
   if (depth > 10000) { fail('not supported on wasm: walk deeper than 10000'); return; }
+  tick();
   const pair = mkArr(2);
   arrPush(pair, path);
   arrPush(pair, v);

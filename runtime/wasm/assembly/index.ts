@@ -20,6 +20,8 @@ export * from './natives-semver';
 export * from './natives-net';
 export * from './natives-encoding';
 export * from './natives-uuid';
+export { rt_steps, rt_steps_out } from './limits';
+import { stepsReset } from './limits';
 import { dumpJSON, dumpValueText, termText } from './dump';
 import { arithNum } from './arith';
 
@@ -143,13 +145,18 @@ function run(ep: i32, input: usize, data: usize): usize {
 }
 
 export function eval(c: usize): i32 {
+  stepsReset(false);
   store<i32>(c, <i32>run(load<i32>(c, 12), <usize>load<i32>(c), <usize>load<i32>(c, 4)), 8);
   return 0;
 }
 
-/** ABI 1.2 fast path: input as JSON text at `inputPtr`, the result set as JSON text. */
+/**
+ * ABI 1.2 fast path: input as JSON text at `inputPtr`, the result set as JSON text.
+ * `reserved` is 0 in OPA's SDKs; Regent's host passes 1 to check its deadline (limits.ts).
+ */
 export function opa_eval(reserved: i32, ep: i32, data: usize, inputPtr: usize, inputLen: usize, heap: usize, format: i32): usize {
   heapSet(heap);
+  stepsReset((reserved & 1) != 0);
   let input: usize = 0;
   if (inputLen > 0) {
     input = parseJSON(inputPtr, inputLen);
