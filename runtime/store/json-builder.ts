@@ -96,10 +96,8 @@ function memberParser(bytes: Bytes): (start: number, end: number) => Value {
 
 /** Record a small member of an object frame. */
 function indexMember(f: Frame, key: string, start: number, end: number): void {
-  const index = f.index!;
-  let n = index.get(key);
-  if (n === undefined) n = f.members++;
-  // (a duplicated key keeps its first number: its last value, in the first one's place)
+  // A duplicated key gets a new number: Map.set keeps the key's first place and its last value.
+  const n = f.members++;
   if (2 * n + 2 > f.ranges!.length) {
     const grown = f.ranges instanceof Float64Array || end > 0x7fffffff ? new Float64Array(f.ranges!.length * 2) : new Int32Array(f.ranges!.length * 2);
     grown.set(f.ranges!);
@@ -107,8 +105,8 @@ function indexMember(f: Frame, key: string, start: number, end: number): void {
   }
   f.ranges![2 * n] = start;
   f.ranges![2 * n + 1] = end;
-  index.set(key, n);
-  f.built!.delete(key);
+  f.index!.set(key, n);
+  if (f.built!.size > 0) f.built!.delete(key);
 }
 
 function flush(w: Walker, f: Frame): void {
