@@ -60,6 +60,8 @@ export function readPath(root: Value, path: StorePath): Value | undefined {
 
 /** A copy of an object for a write (a lazy one's members are not parsed). */
 function copyObject(o: RObject): RObject {
+  // A placeholder (RObject.lazy) is loaded first: what it loads may be a lazy object.
+  if (RObject.isLazy(o)) void o.size;
   return isLazyObject(o) ? cloneLazy(o) : o.clone();
 }
 

@@ -11,6 +11,11 @@ import { generateDocumentText } from '../../../bench/memory-data.js';
 const text = generateDocumentText(2e6, 3);
 const lazyDoc = (t = text): RObject => buildDocumentSync(Buffer.from(t), { maxDepth: 1000 }) as RObject;
 const fullDoc = parseJSON(text) as RObject;
+/** A document whose `m` object is bigger than a run, with `extra` members appended. */
+const withMembers = (extra: string): string => {
+  const members = Array.from({ length: 5000 }, (_, i) => `"k${i}":{"v":${i},"s":"${'x'.repeat(60)}"}`);
+  return `{"m":{${members.join(',')},${extra}}}`;
+};
 /** The object member `k` of an object. */
 const member = (o: unknown, k: string): RObject => (o as RObject).getStr(k) as RObject;
 
@@ -94,15 +99,23 @@ describe('a big object of small members', () => {
     (want.getStr('user-0000002') as RObject).set('email', 'x@y');
     expect(toJSONText(after)).toBe(toJSONText(want));
   });
+
+  it('stays lazy below a placeholder (the main thread’s RObject.lazy) that a write loads', () => {
+    const text = withMembers('"last":true');
+    let loads = 0;
+    const root = new RObject();
+    root.set('doc', RObject.lazy(() => (loads++, lazyDoc(text))));
+    const after = applyWrite(root, { op: 'add', path: ['doc', 'm', 'new'], value: 1 });
+    expect(loads).toBe(1);
+    const m = member(after.getStr('doc'), 'm');
+    expect(isLazyObject(m)).toBe(true);
+    expect(materializedCount(m)).toBe(1); // only the member written
+    expect(m.getStr('new')).toBe(1);
+    expect(toJSONText(m.getStr('k1')!)).toBe(toJSONText(member(parseJSON(text), 'm').getStr('k1')!));
+  });
 });
 
 describe('lazy members', () => {
-  /** A document whose `m` object is bigger than a run, with `extra` members appended. */
-  const withMembers = (extra: string): string => {
-    const members = Array.from({ length: 5000 }, (_, i) => `"k${i}":{"v":${i},"s":"${'x'.repeat(60)}"}`);
-    return `{"m":{${members.join(',')},${extra}}}`;
-  };
-
   it('keep the last value of a duplicated key, small or big', () => {
     const big = `{"list":[${Array.from({ length: 30000 }, (_, i) => i).join(',')}]}`;
     for (const extra of ['"k7":"again"', `"k7":${big}`, `"d":${big},"d":1`, `"d":1,"d":${big}`, `"d":1,"d":${big},"d":[2]`]) {
