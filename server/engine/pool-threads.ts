@@ -150,15 +150,23 @@ export class WorkerThreads {
     return other ? free : (fallback ?? []);
   }
 
-  /** Send the waiting tasks to the free workers, split evenly, one batch each. */
+  /**
+   * Send the waiting tasks to the free workers, one batch each, a share of at most
+   * 1/N of the queue for N workers: a worker that frees up first does not take the
+   * whole backlog while the others are about to (with one worker, it takes it all).
+   */
   private flush(): void {
-    if (this.queued.length === 0) return;
+    const waiting = this.queued.length;
+    if (waiting === 0) return;
     const free = this.freeMembers();
     if (free.length === 0) return;
-    const queued = this.queued;
-    this.queued = [];
-    const size = Math.ceil(queued.length / free.length);
-    for (let i = 0, w = 0; i < queued.length; i += size, w++) this.dispatch(free[w]!, size === queued.length ? queued : queued.slice(i, i + size));
+    const size = Math.ceil(waiting / this.members.length);
+    if (size >= waiting) {
+      const all = this.queued;
+      this.queued = [];
+      return this.dispatch(free[0]!, all);
+    }
+    for (let w = 0; w < free.length && this.queued.length > 0; w++) this.dispatch(free[w]!, this.queued.splice(0, size));
   }
 
   private dispatch(member: Member, part: QueuedTask[]): void {
