@@ -5,8 +5,8 @@
 //
 // A worker holds at most one batch. Tasks queued in one turn of the event loop are
 // split over the free workers; tasks that arrive while every worker is busy wait
-// here and leave as one batch when a worker is free, so under load one message and
-// one thread wake-up carry many requests. Limits: each worker has a heap limit
+// here and leave together when a worker is free (at most 1/N of them for N
+// workers), so under load one message and one thread wake-up carry many requests. Limits: each worker has a heap limit
 // (resourceLimits); a watchdog reads a shared board where workers note when each
 // task of a batch started, and terminates a worker whose task runs past its
 // deadline plus a grace period. A worker that exits (terminated, out of memory) is
