@@ -96,17 +96,30 @@ export class Program extends RuleCompiler implements ProgramOps {
   }
 
   /**
-   * A decision function for a complete rule like `allow if …` (one constant value,
-   * definitions not indexed, a generated all-definitions test: groupTest): the context
-   * in, the value out, without decide's per-call checks. Undefined for other groups.
+   * A decision function for a complete rule like `allow if …` (one constant value):
+   * the context in, the value out, without decide's per-call checks; through the
+   * generated all-definitions test (groupTest) when the definitions are not indexed,
+   * else the index's pick in order. Undefined for other groups.
    */
   decisionTest(id: number): ((c: EvalContext) => Value | undefined) | undefined {
     const g = this.ir.groups[id]!;
     const value = this.constantGroups[id];
-    if (g.kind !== 'complete' || g.index !== undefined || value === undefined) return undefined;
+    if (g.kind !== 'complete' || value === undefined) return undefined;
+    const dflt = g.default;
+    if (g.index !== undefined) {
+      // Indexed (`allow if input.x == "c1"`, …): the index's pick, each tested in order.
+      return (c) => {
+        if (c.dataOverrides !== undefined) return this.evalGroup(id, c);
+        const defs = this.candidates(g, c);
+        for (let i = 0; i < defs.length; i++) {
+          const d = defs[i]!;
+          if (d.exists(d.frame(), c)) return value;
+        }
+        return dflt;
+      };
+    }
     const test = this.groupTest(g);
     if (test === null) return undefined;
-    const dflt = g.default;
     return (c) => (c.dataOverrides !== undefined ? this.evalGroup(id, c) : test(NO_FRAME, c) ? value : dflt);
   }
 
