@@ -16,10 +16,15 @@
 // Run: npm run bench:server  (REGENT_BENCH_SECONDS per round, REGENT_BENCH_ROUNDS,
 // REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS;
 // REGENT_BENCH_DIST=<dir> runs another build; REGENT_BENCH_BEFORE=<dir> adds the same
-// variants from a second build (an older commit's) to the same interleaved rounds)
+// variants from a second build (an older commit's) to the same interleaved rounds).
+// REGENT_BENCH_PROCESS=1 runs every server (the empty route too) in a child process of
+// its own and reports that process's CPU per request, without the client's: under a
+// heavy machine load, where throughput ratios swing by ±0.5 between rounds, this is the
+// figure that still compares (the ratio is the empty route's server CPU per request ÷
+// the variant's).
 import autocannon from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,7 +43,8 @@ const serverDistIsCurrent = (): boolean => distIsCurrent('server/index.js', ['co
 /** The server modules: dist/ (rebuilt when stale; type errors do not stop tsc emitting) or the sources. */
 async function serverModules(otherDist = process.env.REGENT_BENCH_DIST) {
   const fromSources = otherDist === undefined && process.env.REGENT_BENCH_SOURCES === '1';
-  if (!fromSources && otherDist === undefined && !serverDistIsCurrent()) {
+  // A child of REGENT_BENCH_PROCESS=1 runs what its parent checked (or built).
+  if (!fromSources && otherDist === undefined && process.env.REGENT_BENCH_CHILD === undefined && !serverDistIsCurrent()) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
   }
   const base = fromSources ? root : (otherDist ?? join(root, 'dist'));
@@ -56,7 +62,9 @@ async function serverModules(otherDist = process.env.REGENT_BENCH_DIST) {
 interface Target {
   name: string;
   url: string;
-  app: FastifyInstance;
+  /** The app in this process, or the child process serving it (REGENT_BENCH_PROCESS=1). */
+  app?: FastifyInstance;
+  child?: ChildProcess;
   rps: number[];
   p99: number[];
   /** Process CPU µs per request, per round. */
@@ -68,13 +76,22 @@ async function listen(name: string, app: FastifyInstance, path: string): Promise
   return { name, app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}${path}`, rps: [], p99: [], cpu: [] };
 }
 
+const nextMessage = <T>(child: ChildProcess): Promise<T> => new Promise((resolve) => child.once('message', (m) => resolve(m as T)));
+
 async function measure(t: Target, duration: number, record = true): Promise<void> {
   const before = process.cpuUsage();
+  t.child?.send('start');
   const r = await autocannon({ url: t.url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, pipelining: 1, duration, workers: 1 });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.name}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
   const used = process.cpuUsage(before);
+  let cpu = used.user + used.system;
+  if (t.child) {
+    const stopped = nextMessage<{ cpu: number }>(t.child);
+    t.child.send('stop');
+    cpu = (await stopped).cpu;
+  }
   if (!record) return;
-  t.cpu.push((used.user + used.system) / (r.requests as { total?: number }).total!);
+  t.cpu.push(cpu / (r.requests as { total?: number }).total!);
   t.rps.push(r.requests.average);
   t.p99.push(r.latency.p99);
 }
@@ -101,6 +118,8 @@ const median = (xs: number[]): number => {
 };
 
 type Modules = Awaited<ReturnType<typeof serverModules>>;
+const childSpec = process.env.REGENT_BENCH_CHILD;
+const separate = process.env.REGENT_BENCH_PROCESS === '1';
 const mods = await serverModules();
 const before = process.env.REGENT_BENCH_BEFORE ? await serverModules(process.env.REGENT_BENCH_BEFORE) : undefined;
 
@@ -112,28 +131,82 @@ async function regentApp(workers: number, configText = '', m: Modules = mods): P
   return app;
 }
 
-const sink = await logSink();
-// Decision logging uploads to the local service every 1–2 s (as OPA's decision_logs plugin).
-const logsConfig = JSON.stringify({ services: { logs: { url: sink.url } }, decision_logs: { service: 'logs', reporting: { min_delay_seconds: 1, max_delay_seconds: 2 } } });
-const baseline = await listen('empty fastify route', emptyApp(), '/empty');
-const targets: Target[] = [];
-for (const workers of workerCounts) targets.push(await listen(`POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers), '/v1/data/rbac/allow'));
-for (const workers of logWorkerCounts) targets.push(await listen(`  ... with decision logs (workers: ${workers})`, await regentApp(workers, logsConfig), '/v1/data/rbac/allow'));
-if (before) {
-  for (const workers of workerCounts) targets.push(await listen(`before: POST /v1/data/rbac/allow (workers: ${workers})`, await regentApp(workers, '', before), '/v1/data/rbac/allow'));
-  for (const workers of logWorkerCounts) targets.push(await listen(`before:  ... with decision logs (workers: ${workers})`, await regentApp(workers, logsConfig, before), '/v1/data/rbac/allow'));
+/** One server to measure: the empty route, or Regent (this build or the `before` one), with or without decision logs. */
+interface ServerSpec {
+  name: string;
+  kind: 'empty' | 'regent';
+  workers?: number;
+  /** The decision-logs configuration (uploads to the sink). */
+  logs?: string;
+  before?: boolean;
 }
-try {
-  for (const t of [baseline, ...targets]) await measure(t, 1, false); // warm-up
-  for (let r = 0; r < rounds; r++) for (const t of [baseline, ...targets]) await measure(t, seconds);
-} finally {
-  for (const t of [baseline, ...targets]) await t.app.close();
-  await sink.close();
+
+async function specApp(spec: ServerSpec): Promise<{ app: FastifyInstance; path: string }> {
+  if (spec.kind === 'empty') return { app: emptyApp(), path: '/empty' };
+  return { app: await regentApp(spec.workers ?? 0, spec.logs ?? '', spec.before ? before : mods), path: '/v1/data/rbac/allow' };
 }
-console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, server from ${mods.mode}${before ? `, before: ${before.mode}` : ''}`);
-for (const t of [baseline, ...targets]) {
-  const ratios = t.rps.map((x, i) => x / baseline.rps[i]!);
-  const cpuRatios = t.cpu.map((x, i) => baseline.cpu[i]! / x);
-  const ratio = t === baseline ? '' : `  ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), cpu ${median(cpuRatios).toFixed(2)} (${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)})`;
-  console.log(`${t.name.padEnd(44)} ${median(t.rps).toFixed(0).padStart(7)} req/s  p99 ${String(median(t.p99)).padStart(3)} ms  ${median(t.cpu).toFixed(1).padStart(5)} µs cpu/req${ratio}`);
+
+/** REGENT_BENCH_PROCESS=1: this file run as the child serving one spec, reporting its own CPU time between 'start' and 'stop'. */
+async function serveChild(spec: ServerSpec): Promise<void> {
+  const { app, path } = await specApp(spec);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  let start = process.cpuUsage();
+  process.on('message', (m) => {
+    if (m === 'start') start = process.cpuUsage();
+    else if (m === 'stop') {
+      const used = process.cpuUsage(start);
+      process.send!({ cpu: used.user + used.system });
+    } else if (m === 'close') void app.close().then(() => process.exit(0));
+  });
+  process.send!({ port: (app.server.address() as { port: number }).port, path });
 }
+
+async function start(spec: ServerSpec): Promise<Target> {
+  if (!separate) {
+    const { app, path } = await specApp(spec);
+    return listen(spec.name, app, path);
+  }
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, REGENT_BENCH_CHILD: JSON.stringify(spec) }, execArgv: ['--import', 'tsx'] });
+  const { port, path } = await nextMessage<{ port: number; path: string }>(child);
+  return { name: spec.name, child, url: `http://127.0.0.1:${port}${path}`, rps: [], p99: [], cpu: [] };
+}
+
+async function stop(t: Target): Promise<void> {
+  if (t.app) return t.app.close();
+  const exited = new Promise((resolve) => t.child!.once('exit', resolve));
+  t.child!.send('close');
+  await exited;
+}
+
+async function main(): Promise<void> {
+  const sink = await logSink();
+  // Decision logging uploads to the local service every 1–2 s (as OPA's decision_logs plugin).
+  const logs = JSON.stringify({ services: { logs: { url: sink.url } }, decision_logs: { service: 'logs', reporting: { min_delay_seconds: 1, max_delay_seconds: 2 } } });
+  const specs: ServerSpec[] = [];
+  for (const b of before ? [false, true] : [false]) {
+    const tag = b ? 'before: ' : '';
+    for (const workers of workerCounts) specs.push({ name: `${tag}POST /v1/data/rbac/allow (workers: ${workers})`, kind: 'regent', workers, before: b });
+    for (const workers of logWorkerCounts) specs.push({ name: `${tag}  ... with decision logs (workers: ${workers})`, kind: 'regent', workers, logs, before: b });
+  }
+  const baseline = await start({ name: 'empty fastify route', kind: 'empty' });
+  const targets: Target[] = [];
+  for (const spec of specs) targets.push(await start(spec));
+  try {
+    for (const t of [baseline, ...targets]) await measure(t, 1, false); // warm-up
+    for (let r = 0; r < rounds; r++) for (const t of [baseline, ...targets]) await measure(t, seconds);
+  } finally {
+    for (const t of [baseline, ...targets]) await stop(t);
+    await sink.close();
+  }
+  const where = separate ? 'each server in its own process, cpu = that process only' : 'servers and client in one process';
+  console.log(`loopback, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, no pipelining, ${where}, server from ${mods.mode}${before ? `, before: ${before.mode}` : ''}`);
+  for (const t of [baseline, ...targets]) {
+    const ratios = t.rps.map((x, i) => x / baseline.rps[i]!);
+    const cpuRatios = t.cpu.map((x, i) => baseline.cpu[i]! / x);
+    const ratio = t === baseline ? '' : `  ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), cpu ${median(cpuRatios).toFixed(2)} (${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)})`;
+    console.log(`${t.name.padEnd(44)} ${median(t.rps).toFixed(0).padStart(7)} req/s  p99 ${String(median(t.p99)).padStart(3)} ms  ${median(t.cpu).toFixed(1).padStart(5)} µs cpu/req${ratio}`);
+  }
+}
+
+if (childSpec !== undefined) await serveChild(JSON.parse(childSpec) as ServerSpec);
+else await main();
