@@ -13,9 +13,10 @@
 // and the anchors, so leftmost-first details do not matter here.
 // Backtracking cost is bounded instead of linear: quantifiers apply to one-character
 // atoms only (a group may take `?`), so with U counted repetitions the worst case is
-// about n^(U+1)·B steps (B: product of alternation widths and optional groups, ≤ 64);
-// the native form is used for U = 0 on any input, U = 1 up to 512 characters, U = 2
-// up to 96, never for U > 2. Longer inputs go to re2js.
+// about n^(U+1)·B steps (B: product of alternation widths and optional parts, ≤ 64);
+// the native form is used for U = 0 on any input, for U = 1 or 2 on inputs short
+// enough that n^(U+1)·B ≤ 2^20 (U = 1: 1,024 characters at B = 1, 128 at B = 64;
+// U = 2: 101 at B = 1), never for U > 2. Longer inputs go to re2js.
 
 /** A native form of a pattern and when it may be used. */
 export interface NativeRegex {
@@ -219,7 +220,15 @@ class Translator {
   }
 }
 
-const LIMITS = [Infinity, 512, 96];
+/** Budget of backtracking steps for the longest input: n^(U+1)·B ≤ 2^20 (a few ms at worst). */
+const STEP_BUDGET = 2 ** 20;
+
+/** Longest input for U repetitions and B alternatives: any without repetition, none above two. */
+function maxLength(unbounded: number, branches: number): number | undefined {
+  if (unbounded === 0) return Infinity;
+  if (unbounded > 2) return undefined;
+  return Math.floor(Math.pow(STEP_BUDGET / branches, 1 / (unbounded + 1)));
+}
 
 /**
  * The native form of an RE2 pattern (already known to compile in re2js), or
@@ -235,13 +244,13 @@ export function nativeRegex(pattern: string): NativeRegex | undefined {
     if (e instanceof Reject) return undefined;
     throw e;
   }
-  const maxLength = LIMITS[t.unbounded];
-  if (maxLength === undefined) return undefined;
+  const longest = maxLength(t.unbounded, t.branches);
+  if (longest === undefined) return undefined;
   let re: RegExp;
   try {
     re = new RegExp(src, 'u');
   } catch {
     return undefined;
   }
-  return { re, maxLength, wellFormedOnly: t.wellFormedOnly };
+  return { re, maxLength: longest, wellFormedOnly: t.wellFormedOnly };
 }

@@ -69,8 +69,19 @@ describe('nativeRegex: the accepted subset', () => {
   });
   it('bounds the input length by the number of repetitions', () => {
     expect(nativeRegex('^(a|b)$')!.maxLength).toBe(Infinity);
-    expect(nativeRegex('^a+$')!.maxLength).toBe(512);
-    expect(nativeRegex('^a+b*$')!.maxLength).toBe(96);
+    expect(nativeRegex('^a+$')!.maxLength).toBe(1024);
+    expect(nativeRegex('^(x|y)a+(b|c|d|e)?$')!.maxLength).toBe(256);
+    expect(nativeRegex('^a+b*$')!.maxLength).toBe(101);
+    expect(nativeRegex('^[0-9]+(\\.[0-9]+)?$')!.maxLength).toBe(80);
+  });
+  it('stays fast on the worst inputs it accepts', () => {
+    for (const p of ['a*a*c', '(?:x|y|z|w)?a*c', 'a*c', '[ab]*[bc]*d']) {
+      const n = nativeRegex(p)!;
+      const s = 'ab'.repeat(n.maxLength).slice(0, n.maxLength).replace(/b/g, p.startsWith('[ab]') ? 'b' : 'a');
+      const t0 = performance.now();
+      expect(n.re.test(s)).toBe(false);
+      expect(performance.now() - t0).toBeLessThan(1000);
+    }
   });
 });
 
