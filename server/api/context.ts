@@ -163,6 +163,19 @@ function labelsOf(host: EngineHost): { labels: Record<string, string>; text: str
   return shared;
 }
 
+let lastStampMs = 0;
+let lastStamp = '';
+
+/** The ISO time of now, made once per millisecond (toISOString costs more than the rest of an event's plain fields). */
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== lastStampMs) {
+    lastStampMs = now;
+    lastStamp = new Date(now).toISOString();
+  }
+  return lastStamp;
+}
+
 /** Send a decision log event, when decision logging is on and a logger is attached. */
 export function logDecision(ctx: ServerContext, req: FastifyRequest, d: DecisionRecord): void {
   if (!ctx.config.decisionLogs || !ctx.plugins || d.decisionId === undefined) return;
@@ -180,7 +193,7 @@ export function logDecision(ctx: ServerContext, req: FastifyRequest, d: Decision
     labels: shared !== undefined ? shared.labels : ctx.host.labels(),
     decision_id: d.decisionId,
     requested_by: `${req.ip}:${req.socket.remotePort ?? 0}`,
-    timestamp: new Date().toISOString(),
+    timestamp: timestamp(),
     [RENDERED]: fields,
   };
   if (d.path !== undefined) event.path = d.path;
