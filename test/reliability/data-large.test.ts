@@ -15,7 +15,7 @@ let other: string;
 beforeAll(() => {
   doc = generateDocumentText(SIZE, 1);
   other = generateDocumentText(SIZE, 2);
-});
+}, 60_000); // several seconds on the loaded 2-core machine
 
 function put(srv: RunningServer, path: string, body: string): ReturnType<typeof send> {
   return send(srv, { method: 'PUT', path, body, headers: { 'content-type': 'application/json' }, timeoutMs: 120_000 });
