@@ -56,6 +56,8 @@ interface Frame {
   /** Key of this container in its parent object. */
   key?: string;
   runStart: number;
+  /** The run starts at the container's first member (no comma before it). */
+  runFirst: boolean;
   runEnd: number;
   runExact: boolean;
 }
@@ -166,69 +168,97 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
     const kind = bytes[at] === 0x7b ? 'object' : 'array';
     if (stack.length + 1 > maxDepth) throw new JSONBuildError('depth', 'exceeded max depth', at);
     const members = kind === 'object' ? { index: new Map<string, number>(), ranges: new Int32Array(256), built: new Map<string, Value>() } : { items: [] };
-    stack.push({ kind, ...members, members: 0, ...(key === undefined ? {} : { key }), runStart: -1, runEnd: -1, runExact: false });
+    stack.push({ kind, ...members, members: 0, ...(key === undefined ? {} : { key }), runStart: -1, runFirst: false, runEnd: -1, runExact: false });
   };
   open(i);
   i = w.ws(i + 1);
   let expectMember = true;
   let first = true;
-  for (;;) {
-    const f = stack[stack.length - 1]!;
-    const closer = f.kind === 'object' ? 0x7d : 0x5d;
-    if (expectMember && !(first && bytes[i] === closer)) {
-      const memberStart = i;
-      let key: string | undefined;
-      if (f.kind === 'object') {
-        if (bytes[i] !== 0x22) w.fail(i);
-        const keyEnd = w.stringEnd(i);
-        key = w.key(i, keyEnd);
-        i = w.ws(keyEnd);
-        if (bytes[i] !== 0x3a) w.fail(i);
-        i = w.ws(i + 1);
-      }
-      if (i >= bytes.length) w.fail(i);
-      w.exact = false;
-      const valueEnd = w.scan(i, stack.length);
-      if (valueEnd < 0) {
-        // A big container: descend into it.
-        flush(w, f);
-        open(i, key);
-        i = w.ws(i + 1);
-        expectMember = first = true;
-        yield;
+  let at = i; // where the current step started reading
+  try {
+    for (;;) {
+      at = i;
+      const f = stack[stack.length - 1]!;
+      const closer = f.kind === 'object' ? 0x7d : 0x5d;
+      if (expectMember && !(first && bytes[i] === closer)) {
+        const memberStart = i;
+        let key: string | undefined;
+        if (f.kind === 'object') {
+          if (bytes[i] !== 0x22) w.fail(i);
+          const keyEnd = w.stringEnd(i);
+          key = w.key(i, keyEnd);
+          i = w.ws(keyEnd);
+          if (bytes[i] !== 0x3a) w.fail(i);
+          i = w.ws(i + 1);
+        }
+        if (i >= bytes.length) w.fail(i);
+        w.exact = false;
+        const valueEnd = w.scan(i, stack.length);
+        if (valueEnd < 0) {
+          // A big container: descend into it.
+          flush(w, f);
+          open(i, key);
+          i = w.ws(i + 1);
+          expectMember = first = true;
+          yield;
+          continue;
+        }
+        if (key !== undefined) indexMember(f, key, i, valueEnd);
+        if (f.runStart < 0) {
+          f.runStart = memberStart;
+          f.runFirst = first;
+        }
+        f.runEnd = valueEnd;
+        f.runExact ||= w.exact;
+        i = w.ws(valueEnd);
+        expectMember = first = false;
+        if (f.runEnd - f.runStart >= RUN) {
+          flush(w, f);
+          yield;
+        }
         continue;
       }
-      if (key !== undefined) indexMember(f, key, i, valueEnd);
-      if (f.runStart < 0) f.runStart = memberStart;
-      f.runEnd = valueEnd;
-      f.runExact ||= w.exact;
-      i = w.ws(valueEnd);
-      expectMember = first = false;
-      if (f.runEnd - f.runStart >= RUN) {
-        flush(w, f);
-        yield;
+      if (!expectMember && bytes[i] === 0x2c) {
+        i = w.ws(i + 1);
+        expectMember = true;
+        continue;
       }
-      continue;
-    }
-    if (!expectMember && bytes[i] === 0x2c) {
+      if (bytes[i] !== closer) w.fail(i);
+      flush(w, f);
+      stack.pop();
+      const value = f.kind === 'object' ? yield* closeObject(f, stack.length === 0, bytes) : f.items!;
       i = w.ws(i + 1);
-      expectMember = true;
-      continue;
+      const parent = stack[stack.length - 1];
+      if (!parent) return value;
+      if (parent.kind === 'object') {
+        parent.index!.delete(f.key!); // a duplicated key: this (last) value wins
+        parent.built!.set(f.key!, value);
+      } else parent.items!.push(value);
+      expectMember = first = false;
+      yield;
     }
-    if (bytes[i] !== closer) w.fail(i);
-    flush(w, f);
-    stack.pop();
-    const value = f.kind === 'object' ? yield* closeObject(f, stack.length === 0, bytes) : f.items!;
-    i = w.ws(i + 1);
-    const parent = stack[stack.length - 1];
-    if (!parent) return value;
-    if (parent.kind === 'object') {
-      parent.index!.delete(f.key!); // a duplicated key: this (last) value wins
-      parent.built!.set(f.key!, value);
-    } else parent.items!.push(value);
-    expectMember = first = false;
-    yield;
+  } catch (e) {
+    if (e instanceof JSONBuildError && e.kind === 'syntax') e.resume = resumeAt(stack, at, expectMember, first);
+    throw e;
   }
+}
+
+/**
+ * Where Go's scanner can take up a syntax error found while walking: the innermost
+ * container's pending run (all before it was checked), else the member being read,
+ * behind a prefix that puts the scanner in the same state (the open containers, and
+ * a member before a comma or after which a comma or closer is expected).
+ */
+function resumeAt(stack: Frame[], i: number, expectMember: boolean, first: boolean): JSONBuildError['resume'] {
+  const f = stack[stack.length - 1];
+  if (!f) return undefined;
+  let prefix = '';
+  for (let k = 0; k < stack.length - 1; k++) prefix += stack[k]!.kind === 'object' ? '{"":' : '[';
+  prefix += f.kind === 'object' ? '{' : '[';
+  const member = f.kind === 'object' ? '"":0' : '0';
+  if (f.runStart >= 0) return { prefix: f.runFirst ? prefix : prefix + member + ',', from: f.runStart };
+  if (expectMember) return { prefix: first ? prefix : prefix + member + ',', from: i };
+  return { prefix: prefix + member, from: i };
 }
 
 function adoptText(w: Walker, start: number, end: number): Value {

@@ -8,6 +8,13 @@ import { parseJSONExact } from '../value/json-parse.js';
 export const CHUNK = 256 * 1024;
 
 export class JSONBuildError extends Error {
+  /**
+   * A syntax error's context, for wording it as Go does without scanning the whole
+   * text again: Go's scanner reaches the same state on `prefix` followed by the bytes
+   * from `from` as on the whole text up to `from` (see json-builder.ts).
+   */
+  resume: { prefix: string; from: number } | undefined;
+
   constructor(
     readonly kind: 'syntax' | 'depth' | 'memory',
     message: string,
@@ -123,7 +130,7 @@ export class Walker {
 
   /** A key string (with its quotes) at [start, end). */
   key(start: number, end: number): string {
-    if (this.bytes.subarray(start, end).includes(0x5c)) return JSON.parse(this.text(start, end)) as string;
+    if (this.bytes.subarray(start, end).includes(0x5c)) return this.parse(this.text(start, end), false, start) as string;
     return this.text(start + 1, end - 1);
   }
 

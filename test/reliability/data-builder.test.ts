@@ -3,8 +3,9 @@
 // escaped keys, duplicate keys, big containers split into runs), refuse what Go's
 // decoder refuses (syntax, nesting beyond the limit), and yield while it works.
 import { describe, expect, it } from 'vitest';
-import { JSONBuildError, RObject, buildDocument, buildDocumentSync, parseJSON, toJSONText } from '../../runtime/index.js';
+import { JSONBuildError, RObject, buildDocument, buildDocumentSync, goJSONError, parseJSON, toJSONText } from '../../runtime/index.js';
 import { generateDocumentText } from '../../bench/memory-data.js';
+import { documentError } from '../../server/engine/shared-docs.js';
 
 const build = (text: string, maxDepth = 1000): string | undefined => {
   const v = buildDocumentSync(Buffer.from(text), { maxDepth });
@@ -47,6 +48,51 @@ describe('buildDocumentSync', () => {
     const big = bigText();
     expect(() => build(big.slice(0, big.length - 5))).toThrow(JSONBuildError);
   });
+});
+
+describe('syntax errors of large documents', () => {
+  const doc = generateDocumentText(3e6, 5);
+  const at = (needle: string, from: number): number => {
+    const k = doc.indexOf(needle, from);
+    expect(k, needle).toBeGreaterThan(0);
+    return k;
+  };
+  const mid = Math.floor(doc.length / 2);
+  const groups = at('"groups":', 0);
+  const cases: [string, string][] = [
+    ['truncated', doc.slice(0, -10)],
+    ['truncated in a run', doc.slice(0, mid)],
+    ['truncated after a key', doc.slice(0, at('":', mid) + 1)],
+    ['truncated after a comma', doc.slice(0, at(',"', mid) + 1)],
+    ['truncated in a big array', doc.slice(0, at('","', groups) + 2)],
+    ['bad literal', doc.slice(0, at('true', mid)) + 'tru3' + doc.slice(at('true', mid) + 4)],
+    ['missing colon', doc.slice(0, at('":', mid) + 1) + ' ' + doc.slice(at('":', mid) + 2)],
+    ['double comma between members', doc.slice(0, at('},"user-', mid) + 1) + ',' + doc.slice(at('},"user-', mid) + 1)],
+    ['control character in a string', doc.slice(0, at('@example', mid)) + '\u0001' + doc.slice(at('@example', mid) + 1)],
+    ['missing comma in a big array', doc.slice(0, at('","', groups) + 1) + ' ' + doc.slice(at('","', groups) + 2)],
+    ['missing comma after a big container', doc.slice(0, groups - 1) + ' ' + doc.slice(groups)],
+    ['trailing comma in a big object', doc.slice(0, groups - 2) + ',}' + doc.slice(groups - 1)],
+    ['bad first member of a big object', doc.replace('{"users":{"', '{"users":{x"')],
+    ['bad escape in a key', doc.slice(0, at('"user-', mid) + 1) + '\\q' + doc.slice(at('"user-', mid) + 1)],
+  ];
+  for (const [name, text] of cases) {
+    it(`words "${name}" as Go does, from a window of the text`, () => {
+      const bytes = Buffer.from(text);
+      let error: unknown;
+      try {
+        buildDocumentSync(bytes, { maxDepth: 1000 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(JSONBuildError);
+      const want = goJSONError(text);
+      expect(want).not.toBe('');
+      const resume = (error as JSONBuildError).resume!;
+      expect(resume).toBeDefined();
+      expect(goJSONError(resume.prefix + text.slice(resume.from, resume.from + (1 << 20)))).toBe(want);
+      expect(documentError(error, bytes).message).toBe(want);
+    });
+  }
 });
 
 describe('buildDocument', () => {
