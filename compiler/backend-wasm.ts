@@ -6,13 +6,16 @@
 // number it refuses, a host builtin that throws) runs on the JS back end, so answers
 // and errors read as the JS back end's. Each module keeps its own copy of the data:
 // path writes go through opa_value_add_path/remove_path when the parent is an object,
-// anything else reloads the copy whole before the module's next decision.
+// anything else reloads the copy whole before the module's next decision. The
+// evaluation deadline goes to the host with each call; a module stopped by it raises
+// eval_cancel_error at once (no second evaluation on JS).
 import type { PrepareOptions, ResultRow } from './api.js';
 import type { CompiledPolicy } from './policy.js';
 import { RUNTIME } from '../runtime/scope.js';
 import { RObject } from '../runtime/value/collections.js';
 import { parseJSON, toJSONText } from '../runtime/value/index.js';
 import type { Value } from '../runtime/value/value.js';
+import { EvalError } from '../runtime/eval/errors.js';
 import { WasmPolicy, type WasmEvalOptions } from '../runtime/wasm/host.js';
 import type { Backend, BackendEvalOptions, BackendQuery, DataWrite, PreparedDecision } from './backend.js';
 
@@ -63,7 +66,7 @@ class LoadedModule {
   ) {}
 
   /** The module's result for entrypoint `ep`; throws what the module or its host raised. */
-  evaluate(ep: number, data: Value, input: Value | undefined, inputText: string | undefined, opts: WasmEvalOptions & { deadline?: number }): Value | undefined {
+  evaluate(ep: number, data: Value, input: Value | undefined, inputText: string | undefined, opts: WasmEvalOptions): Value | undefined {
     if (this.loadError !== undefined) throw new Error(`the module did not load the data: ${this.loadError}`);
     if (this.stale) {
       this.stale = false;
@@ -100,6 +103,11 @@ class LoadedModule {
     // path writes leave the old values in the bump heap: reload once they double it
     if (!ok || this.instance.dataBytes > 2 * this.fullBytes + (1 << 20)) this.stale = true;
   }
+}
+
+/** The deadline passed inside the module: final, not worth a second evaluation on JS. */
+function cancelled(e: unknown): boolean {
+  return e instanceof EvalError && e.code === 'eval_cancel_error';
 }
 
 function fallbackReason(e: unknown): string {
@@ -162,9 +170,8 @@ export class WasmBackend implements Backend {
     return this.byPath.has(path.join('/'));
   }
 
-  private wasmOpts(opts: BackendEvalOptions): WasmEvalOptions & { deadline?: number } {
-    // `deadline` reaches the host once runtime/wasm/host.ts reads it (same meaning as EvalOptions.deadline)
-    const o: WasmEvalOptions & { deadline?: number } = {};
+  private wasmOpts(opts: BackendEvalOptions): WasmEvalOptions {
+    const o: WasmEvalOptions = {};
     if (opts.strictBuiltinErrors) o.strictBuiltinErrors = true;
     if (opts.print) o.print = opts.print;
     if (opts.deadline !== undefined) o.deadline = opts.deadline;
@@ -189,6 +196,7 @@ export class WasmBackend implements Backend {
         m.stats.wasm++;
         return v;
       } catch (e) {
+        if (cancelled(e)) throw e;
         m.stats.fallback++;
         this.lastFallback = fallbackReason(e);
       }
@@ -220,6 +228,7 @@ export class WasmBackend implements Backend {
         try {
           v = m.evaluate(ep, data(), input, inputText, deadline !== undefined ? { deadline } : {});
         } catch (e) {
+          if (cancelled(e)) throw e;
           m.stats.fallback++;
           noteFallback(e);
           if (timers) timers.counter_regent_wasm_fallback = 1;

@@ -2,7 +2,7 @@
 // server's EvalCore runs: prepareDecision (one function per path, positional
 // arguments) and prepare (a query) give what decide/query give on every back end;
 // a Wasm decision reports where it ran in `timers`, hands strict-builtin-error calls
-// and aborts to the JS back end, and a WasmBackend over several modules lets the
+// and aborts to the JS back end, stops at the evaluation deadline, and a WasmBackend over several modules lets the
 // earlier module serve a path both have. EvalCore on such a back end answers as on JS.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,6 +77,25 @@ describe('prepared decisions and queries', () => {
     // decide() alike
     expect(wasm.decide(['c', 'n'], { inputText: '{"s":"x"}' })).toBeUndefined();
     expect(() => wasm.decide(['c', 'n'], { inputText: '{"s":"x"}', strictBuiltinErrors: true })).toThrow(/invalid syntax|to_number/);
+  }, 120_000);
+
+  it('the evaluation deadline reaches the module: eval_cancel_error at once, no second run on JS', async () => {
+    const policy = compile([{ file: 'l.rego', text: 'package l\n\nn := count({x | some i in numbers.range(1, input.n); some j in numbers.range(1, input.n); x := (i + j) % 7})\n' }]);
+    const wasm = await createBackend('wasm', policy, { optimize: 0 });
+    const d = wasm.prepareDecision(['l', 'n']);
+    expect(d.eval(undefined, '{"n":10}', false, Date.now() + 10_000)).toEqual(fromJS(7));
+    const timers: Record<string, number> = {};
+    const t = Date.now();
+    expect(() => d.eval(undefined, '{"n":100000}', false, Date.now() + 50, timers)).toThrow(/evaluation deadline exceeded/);
+    expect(Date.now() - t).toBeLessThan(5_000);
+    expect(timers.counter_regent_wasm_fallback).toBeUndefined();
+    expect(() => wasm.decide(['l', 'n'], { inputText: '{"n":100000}', deadline: Date.now() + 50 })).toThrow(/evaluation deadline exceeded/);
+    expect((wasm as unknown as { stats: { fallback: number } }).stats.fallback).toBe(0);
+    // the server's core: the task's timeout becomes the deadline
+    const core = new EvalCore(false, policy);
+    core.setWasmModules([{ source: 'engine', bytes: await compileWasm(policy, [['l', 'n']], { optimize: 0 }), entrypoints: [['l', 'n']] }]);
+    const out = core.run({ generation: 0, query: 'data.l.n', mode: 'value', path: ['l', 'n'], input: { kind: 'text', text: '{"n":100000}' }, strictBuiltinErrors: false, pretty: false, timeoutMs: 50 });
+    expect(out.error).toMatchObject({ kind: 'eval', code: 'eval_cancel_error' });
   }, 120_000);
 
   it('several modules: the earlier one serves a shared path, each counts its own decisions', async () => {
