@@ -114,26 +114,91 @@ export function finish(d: Dec, exact?: () => Rat | undefined): RNumber {
   return normalizeNumber(text === undefined ? float64Mantissa(d) : new D(text));
 }
 
+/**
+ * A double's shortest text as digits and a decimal exponent (v = m × 10^-e, m a safe
+ * integer), or undefined for exponent forms (1e21, 1e-7) and long mantissas.
+ */
+function scaled(v: number): [m: number, e: number] | undefined {
+  if (Number.isSafeInteger(v)) return [v, 0];
+  const s = String(v);
+  const dot = s.indexOf('.');
+  if (dot < 0 || s.includes('e')) return undefined;
+  const m = Number(s.slice(0, dot) + s.slice(dot + 1));
+  return Number.isSafeInteger(m) ? [m, s.length - dot - 1] : undefined;
+}
+
+/**
+ * m × 10^-e as a double when that decimal is exactly some double's shortest text
+ * (what normalizeNumber keeps as a number), else undefined: the caller then takes
+ * decimal.js. Used for short non-integer sums and products ("0.5" × 1000).
+ */
+function fromScaled(m: number, e: number): number | undefined {
+  if (!Number.isSafeInteger(m)) return undefined;
+  if (m === 0) return 0;
+  let digits = String(Math.abs(m));
+  let k = e;
+  while (k > 0 && digits.charCodeAt(digits.length - 1) === 48) {
+    digits = digits.slice(0, -1);
+    k--;
+  }
+  if (k === 0) return m < 0 ? -Number(digits) : Number(digits);
+  if (digits.length <= k) digits = '0'.repeat(k - digits.length + 1) + digits;
+  const text = (m < 0 ? '-' : '') + digits.slice(0, digits.length - k) + '.' + digits.slice(digits.length - k);
+  const n = Number(text);
+  return String(n) === text ? n : undefined;
+}
+
+/** a ± b on scaled doubles (sign 1 or -1), or undefined. */
+function addScaled(a: number, b: number, sign: number): number | undefined {
+  const x = scaled(a);
+  const y = scaled(b);
+  if (x === undefined || y === undefined) return undefined;
+  const e = Math.max(x[1], y[1]);
+  const xm = x[0] * 10 ** (e - x[1]);
+  const ym = y[0] * 10 ** (e - y[1]);
+  if (!Number.isSafeInteger(xm) || !Number.isSafeInteger(ym)) return undefined;
+  return fromScaled(xm + sign * ym, e);
+}
+
 export function add(a: RNumber, b: RNumber): RNumber {
-  if (typeof a === 'number' && typeof b === 'number' && Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
-    const r = a + b;
-    if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+      const r = a + b;
+      if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+    } else {
+      const r = addScaled(a, b, 1);
+      if (r !== undefined) return r;
+    }
   }
   return finish(dec(a).plus(dec(b)));
 }
 
 export function sub(a: RNumber, b: RNumber): RNumber {
-  if (typeof a === 'number' && typeof b === 'number' && Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
-    const r = a - b;
-    if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+      const r = a - b;
+      if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+    } else {
+      const r = addScaled(a, b, -1);
+      if (r !== undefined) return r;
+    }
   }
   return finish(dec(a).minus(dec(b)));
 }
 
 export function mul(a: RNumber, b: RNumber): RNumber {
-  if (typeof a === 'number' && typeof b === 'number' && Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
-    const r = a * b;
-    if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) {
+      const r = a * b;
+      if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+    } else {
+      const x = scaled(a);
+      const y = scaled(b);
+      if (x !== undefined && y !== undefined) {
+        const r = fromScaled(x[0] * y[0], x[1] + y[1]);
+        if (r !== undefined) return r;
+      }
+    }
   }
   return finish(dec(a).times(dec(b)));
 }
