@@ -10,7 +10,7 @@
 // the closure back end for that body. Some rules run in place in their consumer
 // (a leading loop over a small set rule, a test of a constant rule): emit-inline.ts.
 // Expressions, patterns and the emitter's state are in emit-exprs.ts.
-import type { Block, Expr, Stmt } from '../../ir/ir.js';
+import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
 import { _, Code, join, Name, Names } from './code.js';
 import { inlineSet, inlineTest } from './emit-inline.js';
 import { ExprEmitter, NeedsFrame, Unsupported } from './emit-exprs.js';
@@ -38,7 +38,22 @@ export class Emitter extends ExprEmitter {
    * solution calls `sink(f, c)`; with it, the value is computed in place and each
    * solution calls `sink(value, f, c)` (solutions where it is undefined are skipped).
    */
-  functionSource(block: Block, value?: Expr | 'exists', opts: { frameInputs?: boolean } = {}): Code {
+  functionSource(block: Block, value?: Expr | 'exists', opts: { frameInputs?: boolean; params?: Pattern[] } = {}): Code {
+    if (opts.params !== undefined) {
+      // A function definition called with its arguments in `f` (the argument list, not a
+      // frame): the parameters are matched into locals first, so only local slots will do.
+      this.locals = true;
+      try {
+        const src = this.source(block, value, opts.params);
+        this.usedLocals = true;
+        return src;
+      } catch (e) {
+        if (e instanceof NeedsFrame) throw new Unsupported('parameters with frame slots');
+        throw e;
+      } finally {
+        this.locals = false;
+      }
+    }
     // Solutions that leave through `sink(f, c)` need the frame, and so do bodies whose
     // inputs arrive in it (function parameters); the others may use locals.
     if (value !== undefined && !opts.frameInputs) {
@@ -99,13 +114,14 @@ export class Emitter extends ExprEmitter {
     return new Code(body.text.replaceAll(SLOTS, list));
   }
 
-  private source(block: Block, value?: Expr | 'exists'): Code {
+  private source(block: Block, value?: Expr | 'exists', params?: Pattern[]): Code {
     this.names = new Names();
     this.loops = 0;
     this.usedSlots = new Set();
     this.slotPrefix = '';
     this.inlined = 0;
     const top = this.names.next('L');
+    const head = params === undefined ? new Code('') : join(params.map((p, i) => this.pattern(p, _`f[${i}]`, top)));
     const success = (fail: Name): Code => {
       if (value === 'exists') return _`return true;`;
       if (!value) return _`if (sink(f, c)) return true;`;
@@ -113,7 +129,7 @@ export class Emitter extends ExprEmitter {
       const v = this.expr(value, fail, pre);
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
-    const body = this.withSlots(this.block(block, 0, top, success, true));
+    const body = this.withSlots(join([head, this.block(block, 0, top, success, true)]));
     const decls = this.slotDecls();
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }

@@ -202,15 +202,28 @@ export class Program extends RuleCompiler implements ProgramOps {
       let d: CompiledDef | undefined = first;
       while (d) {
         const cur: CompiledDef = d;
-        const f: Slots = args ? new Array(cur.frameSize) : cur.frame();
-        if (args && !matchParams(cur.params, args, f, c)) break;
         let found = false;
-        cur.runValue(f, c, (v) => {
-          found = true;
-          if (result === undefined) result = v;
-          else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
-          return cur.valueConst;
-        });
+        // The sink is written out in both calls: a named closure costs esbuild's
+        // keepNames wrapper (a defineProperty) per creation when run through tsx.
+        if (args !== undefined && cur.runArgs !== undefined) {
+          // Parameters matched in the generated body: a mismatch is no solution, and an
+          // `else` (same parameters) then cannot match either.
+          cur.runArgs(args as Slots, c, (v) => {
+            found = true;
+            if (result === undefined) result = v;
+            else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
+            return cur.valueConst;
+          });
+        } else {
+          const f: Slots = args ? new Array(cur.frameSize) : cur.frame();
+          if (args && !matchParams(cur.params, args, f, c)) break;
+          cur.runValue(f, c, (v) => {
+            found = true;
+            if (result === undefined) result = v;
+            else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
+            return cur.valueConst;
+          });
+        }
         if (found) break;
         d = cur.else;
       }

@@ -24,6 +24,11 @@ export type ValueSink = (v: Value, f: Slots, c: EvalContext) => boolean;
 export interface CompiledDef {
   /** Run the body; `sink` gets each solution's value (undefined values are skipped). */
   runValue(f: Slots, c: EvalContext, sink: ValueSink): boolean;
+  /**
+   * For a function definition whose slots all fit in locals: runValue with the argument
+   * list in place of the frame (its parameters are matched first; no match, no solution).
+   */
+  runArgs?: (args: Slots, c: EvalContext, sink: ValueSink) => boolean;
   /** Does the body have a solution? (stops at the first) */
   exists(f: Slots, c: EvalContext): boolean;
   /** A fresh frame for runValue/exists (a shared empty one when generated code keeps slots in locals). */
@@ -225,13 +230,14 @@ export abstract class RuleCompiler {
     generators: boolean,
     value?: RuleDef['value'] | 'exists',
     frameInputs = false,
+    params?: RuleDef['params'],
   ): T | undefined {
     if (this.backend !== 'js') return undefined;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
     const emitter = this.emitter(tables, ordered, generators);
     try {
-      source = emitter.functionSource(block, value, { frameInputs });
+      source = emitter.functionSource(block, value, { frameInputs, params });
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
       throw e;
@@ -300,6 +306,9 @@ export abstract class RuleCompiler {
     const nativeValue = this.native<CompiledDef['runValue']>(d.body, false, true, d.value, hasParams);
     // Generated value and exists bodies share the frame decision: both use locals or neither does.
     const frameless = nativeValue !== undefined && this.lastFrameless;
+    // A function definition also as a body that takes the argument list and matches its
+    // parameters into locals (Program.single calls it: no frame array, no parameter closures).
+    const runArgs = hasParams ? this.native<CompiledDef['runValue']>(d.body, false, true, d.value, false, d.params) : undefined;
     const size = d.frameSize;
     const def: CompiledDef = {
       frame: frameless ? () => NO_FRAME : () => new Array(size),
@@ -316,6 +325,7 @@ export abstract class RuleCompiler {
             return v !== undefined && vs(v, f2, c2);
           })),
       frameSize: d.frameSize,
+      runArgs,
       params: d.params.map((p) => this.cc.pattern(p)),
       keys: d.keys.map((k) => this.cc.expr(k)),
       value,
