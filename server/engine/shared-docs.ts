@@ -1,6 +1,7 @@
 // Large JSON documents written through the Data API. The body's bytes are copied
 // once into shared memory; each worker builds its own value from them in slices
-// (runtime/store/json-builder.ts) while it keeps answering decisions, and the main
+// (runtime/store/json-builder.ts: a big object's small members stay as bytes until
+// first read, runtime/store/lazy-object.ts) while it keeps answering decisions, and the main
 // thread keeps only a lazy placeholder that builds the value on first use (a write
 // below it, a main-thread policy reading it). Snapshots for restarted workers send
 // the bytes again instead of serializing the value.
