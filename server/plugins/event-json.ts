@@ -47,6 +47,31 @@ export function withValues<E extends DecisionEvent>(event: E): E {
 }
 
 /**
+ * JSON.stringify of a string, without the call for the common text: no quote,
+ * backslash, control character or surrogate (the only characters JSON.stringify
+ * escapes; a surrogate, even paired, takes the call).
+ */
+export function quoteJSON(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return '"' + s + '"';
+}
+
+/** `"key":` of object keys seen in inputs, bounded (decision inputs repeat a few key sets). */
+const keyPrefixes = new Map<string, string>();
+function keyPrefix(k: string): string {
+  if (k.length > 64) return quoteJSON(k) + ':';
+  let p = keyPrefixes.get(k);
+  if (p === undefined) {
+    if (keyPrefixes.size >= 4096) keyPrefixes.clear();
+    keyPrefixes.set(k, (p = quoteJSON(k) + ':'));
+  }
+  return p;
+}
+
+/**
  * Plain JSON data (as JSON.parse gives it) as the JSON text of the Rego value
  * fromJS would make of it: object keys sorted, numbers as formatNumber prints a
  * double (String(n); -0 is 0), no HTML escaping (toJSONText's output, without
@@ -56,7 +81,7 @@ export function sortedJSONText(x: unknown): string {
   if (x === null || x === undefined) return 'null';
   switch (typeof x) {
     case 'string':
-      return JSON.stringify(x);
+      return quoteJSON(x);
     case 'number':
       return String(x === 0 ? 0 : x);
     case 'boolean':
@@ -77,7 +102,7 @@ export function sortedJSONText(x: unknown): string {
   for (let i = 1; i < keys.length && ordered; i++) if (keys[i - 1]! > keys[i]!) ordered = false;
   if (!ordered) keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   let out = '{';
-  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + sortedJSONText(o[keys[i]!]);
+  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + keyPrefix(keys[i]!) + sortedJSONText(o[keys[i]!]);
   return out + '}';
 }
 
@@ -132,17 +157,17 @@ const RENDERED_EVENT_FIELDS = new Set(['labels', 'decision_id', 'path', 'query',
 function renderedEventJSON(e: DecisionEvent, r: RenderedFields): string {
   if (e.labels === undefined || e.decision_id === undefined || e.timestamp === undefined) return genericEventJSON(e);
   for (const k in e) if (!RENDERED_EVENT_FIELDS.has(k)) return genericEventJSON(e);
-  let out = '{"labels":' + (r.labelsText !== undefined && r.labels === e.labels ? r.labelsText : JSON.stringify(e.labels)) + ',"decision_id":' + JSON.stringify(e.decision_id);
+  let out = '{"labels":' + (r.labelsText !== undefined && r.labels === e.labels ? r.labelsText : JSON.stringify(e.labels)) + ',"decision_id":' + quoteJSON(e.decision_id);
   if (e.bundles !== undefined) out += ',"bundles":' + JSON.stringify(e.bundles);
-  if (e.path !== undefined) out += ',"path":' + JSON.stringify(e.path);
-  if (e.query !== undefined) out += ',"query":' + JSON.stringify(e.query);
+  if (e.path !== undefined) out += ',"path":' + quoteJSON(e.path);
+  if (e.query !== undefined) out += ',"query":' + quoteJSON(e.query);
   const input = e.input !== undefined ? toJSONText(e.input) : renderedText(r, 'input');
   if (input !== undefined) out += ',"input":' + input;
   const result = e.result !== undefined ? toJSONText(e.result) : r.resultText;
   if (result !== undefined) out += ',"result":' + result;
   if (e.error !== undefined) out += ',"error":' + fieldJSON('error', e.error);
-  if (e.requested_by !== undefined) out += ',"requested_by":' + JSON.stringify(e.requested_by);
-  out += ',"timestamp":' + JSON.stringify(e.timestamp);
+  if (e.requested_by !== undefined) out += ',"requested_by":' + quoteJSON(e.requested_by);
+  out += ',"timestamp":' + quoteJSON(e.timestamp);
   const metrics = e.metrics !== undefined ? JSON.stringify(e.metrics) : r.metricsText;
   if (metrics !== undefined) out += ',"metrics":' + metrics;
   if (e.custom !== undefined) out += ',"custom":' + fieldJSON('custom', e.custom);

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { FastifyRequest } from 'fastify';
 import { RequestMetrics, logDecision } from '../../server/api/context.js';
 import type { DecisionEvent } from '../../server/plugins/contract.js';
-import { RENDERED, eventJSON, genericEventJSON, withValues, type RenderedEvent } from '../../server/plugins/event-json.js';
+import { RENDERED, eventJSON, genericEventJSON, quoteJSON, sortedJSONText, withValues, type RenderedEvent } from '../../server/plugins/event-json.js';
+import { fromJS, toJSONText } from '../../runtime/index.js';
 import { buildServer } from '../../server/index.js';
 import { loadConfig } from '../../server/config/config.js';
 
@@ -80,5 +81,21 @@ describe('rendered decision events', () => {
     (e as unknown as Record<string, unknown>).req_id = 7;
     expect(eventJSON(e!)).toContain('"req_id":7');
     expect(eventJSON(e!)).toBe(genericEventJSON(e!));
+  });
+});
+
+describe('quoteJSON and the input text', () => {
+  const strings = ['', 'plain', 'a"b', 'back\\slash', 'tab\there', '\u0000\u001f', 'é€', '😀', '\ud800', 'x\udfff', '\u2028\u2029', '<&>', ' '.repeat(100), 'k'.repeat(70)];
+  it('quotes as JSON.stringify does', () => {
+    for (const s of strings) expect(quoteJSON(s)).toBe(JSON.stringify(s));
+  });
+  it('writes inputs as toJSONText writes their Rego values (keys sorted, cached key texts)', () => {
+    const inputs: unknown[] = [
+      Object.fromEntries(strings.map((s, i) => [s, i % 2 ? s : { [s]: [s, i, -0, 1.5e300] }])),
+      { user: 'bob', action: 'update', type: 'finance' },
+      { type: 'finance', user: 'bob', action: 'update' },
+      [null, true, false, 0, -1, 'a"', { b: 1, a: 2 }],
+    ];
+    for (let round = 0; round < 2; round++) for (const x of inputs) expect(sortedJSONText(x)).toBe(toJSONText(fromJS(x)));
   });
 });
