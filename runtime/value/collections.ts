@@ -272,6 +272,8 @@ export class RObject {
 
 /** Up to this many members a set keeps a plain list and compares members by `equal`. */
 const SMALL_SET = 8;
+/** Lookups of composite values a small set answers by `equal` before it hashes its members. */
+const PROBES_BEFORE_HASHING = 32;
 /** The list of every empty set: never written (add copies it first). */
 const NO_MEMBERS: Value[] = [];
 
@@ -288,6 +290,8 @@ export class RSet {
   private list: Value[] = NO_MEMBERS;
   private sortedCache: Value[] | undefined;
   private unorderedCache: Value[] | undefined;
+  /** Lookups of non-string values made while small (see has). */
+  private probes = 0;
   /** Cached canonical key (see key.ts) and its tagged form (keyOf); cleared by every mutation. */
   hashKey: string | undefined;
   taggedKey: string | undefined;
@@ -304,7 +308,21 @@ export class RSet {
 
   has(v: Value): boolean {
     if (this.map !== undefined) return this.map.has(keyOf(v));
+    // A small set probed again and again with composite values (`input.x in data.s` on
+    // every decision) hashes its members once, so no lookup keeps paying `equal` per member.
+    if (typeof v !== 'string' && this.list.length > 1 && ++this.probes > PROBES_BEFORE_HASHING) {
+      this.hashMembers();
+      return this.map!.has(keyOf(v));
+    }
     return this.indexOf(v) >= 0;
+  }
+
+  /** From the list to the Map by hash key (same members, same order: no cache changes). */
+  private hashMembers(): void {
+    const m = new Map<string, Value>();
+    for (const x of this.list) m.set(keyOf(x), x);
+    this.map = m;
+    this.list = NO_MEMBERS;
   }
 
   private indexOf(v: Value): number {
@@ -327,14 +345,11 @@ export class RSet {
         this.changed();
         return this;
       }
-      const m = new Map<string, Value>();
-      for (const x of this.list) m.set(keyOf(x), x);
-      this.map = m;
-      this.list = NO_MEMBERS;
+      this.hashMembers();
     }
-    const n = this.map.size;
-    this.map.set(keyOf(v), v);
-    if (this.map.size !== n) {
+    const n = this.map!.size;
+    this.map!.set(keyOf(v), v);
+    if (this.map!.size !== n) {
       if (n >= limits.maxCollectionSize) collectionTooLarge();
       this.changed();
     }

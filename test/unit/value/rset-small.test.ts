@@ -54,6 +54,18 @@ describe('RSet small mode', () => {
     expect(s.delete('zz')).toBe(false);
     expect([...s.unorderedValues()]).toEqual(['b', 'c']);
   });
+  it('answers repeated composite lookups the same after it starts hashing', () => {
+    const s = RSet.of([obj('a'), obj('b'), obj('c')]);
+    const before = s.unorderedArray();
+    for (let i = 0; i < 100; i++) {
+      expect(s.has(obj('b'))).toBe(true);
+      expect(s.has(obj(`x${i}`))).toBe(false);
+    }
+    expect(s.size).toBe(3);
+    expect(s.unorderedArray()).toEqual(before);
+    expect(canonicalKey(s)).toBe(canonicalKey(RSet.of([obj('c'), obj('a'), obj('b')])));
+    expect(s.clone().add(obj('a')).size).toBe(3);
+  });
   it('clones independently', () => {
     const s = RSet.of(['a']);
     const c = s.clone().add('b');
