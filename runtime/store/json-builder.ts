@@ -22,7 +22,7 @@ import { RObject } from '../value/collections.js';
 import { heapAboveCeiling } from '../eval/limits.js';
 import type { Value } from '../value/value.js';
 import { CHUNK, JSONBuildError, Walker } from './json-walker.js';
-import { lazyObject } from './lazy-object.js';
+import { lazyObject, type MemberSource } from './lazy-object.js';
 
 export { JSONBuildError } from './json-walker.js';
 
@@ -46,10 +46,14 @@ interface Frame {
   kind: 'object' | 'array';
   /** Objects: small members' keys → member number (last occurrence wins). */
   index?: Map<string, number>;
-  /** Objects: member byte ranges (start, end) by member number. */
+  /** Objects: per member number, its key's start, its value's start and end. */
   ranges?: Int32Array | Float64Array;
+  /** Objects: per member number, EXACT and AFTER_GAP flags. */
+  flags?: Uint8Array;
   /** Objects: member numbers given so far. */
   members: number;
+  /** Objects: a big member was read since the last small one. */
+  gap: boolean;
   /** Objects: members that are big containers, built. */
   built?: Map<string, Value>;
   items?: Value[];
@@ -86,27 +90,52 @@ function adopt(v: unknown): Value {
   return new RObject(o as Record<string, Value>, n);
 }
 
-/** The value of the small member at [start, end): parsed natively, exactly where a double would not do. */
-function memberParser(bytes: Bytes): (start: number, end: number) => Value {
+/** Member flag: its value holds a number a double cannot keep exact. */
+const EXACT = 1;
+/** Member flag: not adjacent to the previous small member (first, or a big member between). */
+const AFTER_GAP = 2;
+/** Bytes parsed per JSON.parse call when every member of a lazy object is parsed. */
+const COMPLETE_RUN = 256 * 1024;
+
+/** The members of a lazy object: one parsed from its bytes, or all of them in runs. */
+function memberSource(bytes: Bytes, ranges: Int32Array | Float64Array, flags: Uint8Array, members: number): MemberSource {
   const w = new Walker(bytes, Infinity);
-  return (start, end) => {
-    w.exact = false;
-    w.scan(start, 0);
-    return adoptText(w, start, end);
+  return {
+    member: (n) => {
+      w.exact = (flags[n]! & EXACT) !== 0;
+      return adoptText(w, ranges[3 * n + 1]!, ranges[3 * n + 2]!);
+    },
+    forEachRun: (visit) => {
+      for (let lo = 0; lo < members; ) {
+        let hi = lo + 1;
+        let exact = flags[lo]! & EXACT;
+        while (hi < members && !(flags[hi]! & AFTER_GAP) && ranges[3 * hi + 2]! - ranges[3 * lo]! <= COMPLETE_RUN) exact |= flags[hi++]! & EXACT;
+        const parsed = w.parse(w.wrapped(0x7b, ranges[3 * lo]!, ranges[3 * (hi - 1) + 2]!, 0x7d), exact !== 0, ranges[3 * lo]!);
+        if (parsed instanceof RObject) parsed.forEachUnordered((k, v) => (visit(k as string, v, lo, hi), false));
+        else for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) visit(k, adopt(v), lo, hi);
+        lo = hi;
+      }
+    },
   };
 }
 
-/** Record a small member of an object frame. */
-function indexMember(f: Frame, key: string, start: number, end: number): void {
+/** Record a small member of an object frame: key at `keyStart`, value at [start, end). */
+function indexMember(f: Frame, key: string, keyStart: number, start: number, end: number, exact: boolean): void {
   // A duplicated key gets a new number: Map.set keeps the key's first place and its last value.
   const n = f.members++;
-  if (2 * n + 2 > f.ranges!.length) {
+  if (3 * n + 3 > f.ranges!.length) {
     const grown = f.ranges instanceof Float64Array || end > 0x7fffffff ? new Float64Array(f.ranges!.length * 2) : new Int32Array(f.ranges!.length * 2);
     grown.set(f.ranges!);
     f.ranges = grown;
+    const flags = new Uint8Array(f.flags!.length * 2);
+    flags.set(f.flags!);
+    f.flags = flags;
   }
-  f.ranges![2 * n] = start;
-  f.ranges![2 * n + 1] = end;
+  f.ranges![3 * n] = keyStart;
+  f.ranges![3 * n + 1] = start;
+  f.ranges![3 * n + 2] = end;
+  f.flags![n] = (exact ? EXACT : 0) | (n === 0 || f.gap ? AFTER_GAP : 0);
+  f.gap = false;
   f.index!.set(key, n);
   if (f.built!.size > 0) f.built!.delete(key);
 }
@@ -132,16 +161,16 @@ function flush(w: Walker, f: Frame): void {
 function* closeObject(f: Frame, top: boolean, bytes: Bytes): Generator<void, RObject> {
   const index = f.index!;
   const built = f.built!;
-  const parse = memberParser(bytes);
-  if (index.size > 0 && (!top || index.size > EAGER_TOP_MEMBERS)) return lazyObject(index, f.ranges!.slice(0, 2 * f.members), parse, built);
+  const source = memberSource(bytes, f.ranges!.slice(0, 3 * f.members), f.flags!.slice(0, f.members), f.members);
+  if (index.size > 0 && (!top || index.size > EAGER_TOP_MEMBERS)) return lazyObject(index, source, built);
   const props = RObject.bareProps();
   let size = built.size;
   for (const [k, v] of built) props[k] = v;
   let sinceYield = 0;
   for (const [k, n] of index) {
-    const start = f.ranges![2 * n]!;
-    const end = f.ranges![2 * n + 1]!;
-    props[k] = parse(start, end);
+    const start = f.ranges![3 * n + 1]!;
+    const end = f.ranges![3 * n + 2]!;
+    props[k] = source.member(n);
     size++;
     sinceYield += end - start;
     if (sinceYield >= RUN) {
@@ -167,8 +196,8 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
   const open = (at: number, key?: string): void => {
     const kind = bytes[at] === 0x7b ? 'object' : 'array';
     if (stack.length + 1 > maxDepth) throw new JSONBuildError('depth', 'exceeded max depth', at);
-    const members = kind === 'object' ? { index: new Map<string, number>(), ranges: new Int32Array(256), built: new Map<string, Value>() } : { items: [] };
-    stack.push({ kind, ...members, members: 0, ...(key === undefined ? {} : { key }), runStart: -1, runFirst: false, runEnd: -1, runExact: false });
+    const members = kind === 'object' ? { index: new Map<string, number>(), ranges: new Int32Array(384), flags: new Uint8Array(128), built: new Map<string, Value>() } : { items: [] };
+    stack.push({ kind, ...members, members: 0, gap: false, ...(key === undefined ? {} : { key }), runStart: -1, runFirst: false, runEnd: -1, runExact: false });
   };
   open(i);
   i = w.ws(i + 1);
@@ -203,7 +232,7 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
           yield;
           continue;
         }
-        if (key !== undefined) indexMember(f, key, i, valueEnd);
+        if (key !== undefined) indexMember(f, key, memberStart, i, valueEnd, w.exact);
         if (f.runStart < 0) {
           f.runStart = memberStart;
           f.runFirst = first;
@@ -233,6 +262,7 @@ function* build(bytes: Bytes, maxDepth: number): Generator<void, Value | undefin
       if (parent.kind === 'object') {
         parent.index!.delete(f.key!); // a duplicated key: this (last) value wins
         parent.built!.set(f.key!, value);
+        parent.gap = true; // the next small member does not follow the previous one
       } else parent.items!.push(value);
       expectMember = first = false;
       yield;
