@@ -100,6 +100,25 @@ describe('a big object of small members', () => {
     expect(toJSONText(after)).toBe(toJSONText(want));
   });
 
+  it('parses every member once when iterated, keeping writes and removals made before', () => {
+    const doc = lazyDoc();
+    const users = doc.getStr('users') as RObject;
+    const full = fullDoc.getStr('users') as RObject;
+    const one = users.getStr('user-0000005');
+    users.set('user-0000006', 'written');
+    users.delete('user-0000007');
+    users.set('added', true);
+    const seen = new Map<string, string>();
+    users.forEachUnordered((k, v) => (seen.set(k as string, toJSONText(v)), false));
+    expect(materializedCount(users)).toBe(users.size);
+    expect(users.size).toBe(full.size);
+    expect(users.getStr('user-0000005')).toBe(one); // parsed before: kept, not parsed again
+    expect(seen.get('user-0000006')).toBe('"written"');
+    expect(seen.has('user-0000007')).toBe(false);
+    expect(seen.get('added')).toBe('true');
+    expect(seen.get('user-0000042')).toBe(toJSONText(full.getStr('user-0000042')!));
+  });
+
   it('stays lazy below a placeholder (the main thread’s RObject.lazy) that a write loads', () => {
     const text = withMembers('"last":true');
     let loads = 0;
