@@ -63,6 +63,27 @@ out := [v | some p in [[1, "a"], [1, "a"], [1, "b"], [-1, "a"], [-1, "a"], [-1, 
     expect(calls()).toBe(4);
   });
 
+  it('grows its table past many keys, tells apart values that hash alike, and keys five arguments', async () => {
+    const text = `${head}
+f(x) := sprintf("f", [x])
+five(a, b, c, d, e) := sprintf("five", [a, b, c, d, e])
+# 200 distinct numbers twice each; arrays equal in their first 8 members (hashed alike)
+nums := count({v | some i in numbers.range(1, 200); some _ in [1, 2]; v := f(i)})
+long := [f(array.concat([1, 2, 3, 4, 5, 6, 7, 8], [i])) | some i in [9, 10, 9, 10]]
+deep := [f({"a": {"b": {"c": {"d": i}}}}) | some i in [1, 2, 1, 2]]
+fives := [five(1, 2, 3, 4, i) | some i in [5, 6, 5, 6, 5]]
+`;
+    const { host, calls } = await counting(text, ['fm/nums', 'fm/long', 'fm/deep', 'fm/fives']);
+    expect(host.evaluate({}, 'fm/nums')).toEqual([{ result: 200 }]);
+    expect(calls()).toBe(201);
+    expect(host.evaluate({}, 'fm/long')[0]!.result).toEqual(['f[[1,2,3,4,5,6,7,8,9]]', 'f[[1,2,3,4,5,6,7,8,10]]', 'f[[1,2,3,4,5,6,7,8,9]]', 'f[[1,2,3,4,5,6,7,8,10]]']);
+    expect(calls()).toBe(201 + 3);
+    expect(host.evaluate({}, 'fm/deep')[0]!.result).toEqual(['f[{"a":{"b":{"c":{"d":1}}}}]', 'f[{"a":{"b":{"c":{"d":2}}}}]', 'f[{"a":{"b":{"c":{"d":1}}}}]', 'f[{"a":{"b":{"c":{"d":2}}}}]']);
+    expect(calls()).toBe(204 + 3);
+    expect(host.evaluate({}, 'fm/fives')[0]!.result).toEqual(['five[1,2,3,4,5]', 'five[1,2,3,4,6]', 'five[1,2,3,4,5]', 'five[1,2,3,4,6]', 'five[1,2,3,4,5]']);
+    expect(calls()).toBe(207 + 3);
+  });
+
   it('computes afresh under `with` and after it, as the JS back end answers', async () => {
     const text = `${head}
 f(x) := [x, input.k, sprintf("f", [x])]

@@ -125,11 +125,12 @@ const UNDEFINED_RESULT = 1;
  * Function `name` of group `g` calling `body` through a memo of its results per
  * evaluation, as OPA's function output cache (and the JS back end's callFunction):
  * from the function's second call under one generation on, results are kept in a
- * table (an object) keyed by the argument (one parameter) or the array of arguments,
- * so a key matches exactly when the arguments are equal in Rego (`rt_equal`); an
- * undefined result is kept as UNDEFINED_RESULT. The first call of a generation only
- * claims it and drops the previous generation's table, so a function called once per
- * evaluation builds none. `with` runs under a fresh generation, as for rule values.
+ * hash table (runtime/wasm/assembly/memo.ts) keyed by the arguments, up to four passed
+ * as they are, more as one array, so a key matches exactly when the arguments are
+ * equal in Rego; an undefined result is kept as UNDEFINED_RESULT. The first call of a
+ * generation only claims it and drops the previous generation's table, so a function
+ * called once per evaluation builds none. `with` runs under a fresh generation, as for
+ * rule values.
  */
 function emitFunctionMemo(L: Linker, g: RuleGroup, name: string, body: string): void {
   const m = L.m;
@@ -138,18 +139,27 @@ function emitFunctionMemo(L: Linker, g: RuleGroup, name: string, body: string): 
   const [table, gen] = [`fmemo_t${g.id}`, `fmemo_g${g.id}`];
   m.addGlobal(table, I32, true, m.i32.const(0));
   m.addGlobal(gen, I32, true, m.i32.const(0));
-  const [now, key, r] = [f.temp(), f.temp(), f.temp()];
+  const [now, r, hash, tuple] = [f.temp(), f.temp(), f.temp(), f.temp()];
   const args = () => Array.from({ length: arity }, (_, i) => m.local.get(i, I32));
-  const keyOf: X[] = arity === 1
-    ? [m.local.set(key, m.local.get(0, I32))]
-    : [m.local.set(key, f.rt('rt_arr', [])), ...args().map((a) => m.drop(f.rt('rt_arr_push', [m.local.get(key, I32), a])))];
+  // the key: (n, a0 … a3), zeros for unused places; beyond four arguments one array
+  const key = (): X[] => {
+    if (arity > 4) return [m.i32.const(1), m.local.get(tuple, I32), m.i32.const(0), m.i32.const(0), m.i32.const(0)];
+    const a: X[] = args();
+    while (a.length < 4) a.push(m.i32.const(0));
+    return [m.i32.const(arity), ...a];
+  };
+  const pack: X[] = arity > 4
+    ? [m.local.set(tuple, f.rt('rt_arr', [])), ...args().map((a) => m.drop(f.rt('rt_arr_push', [m.local.get(tuple, I32), a])))]
+    : [];
   const memoized = [
-    m.if(m.i32.eqz(m.global.get(table, I32)), m.global.set(table, f.rt('rt_obj', []))),
-    ...keyOf,
-    m.local.set(r, f.rt('rt_dot', [m.global.get(table, I32), m.local.get(key, I32)])),
+    m.if(m.i32.eqz(m.global.get(table, I32)), m.global.set(table, f.rt('rt_memo_new', []))),
+    ...pack,
+    m.local.set(r, f.rt('rt_memo_get', [m.global.get(table, I32), ...key()])),
     m.if(m.local.get(r, I32), m.return(m.select(m.i32.eq(m.local.get(r, I32), m.i32.const(UNDEFINED_RESULT)), m.i32.const(0), m.local.get(r, I32)))),
+    m.local.set(hash, f.rt('rt_memo_hash', [])),
     m.local.set(r, m.call(body, args(), I32)),
-    m.drop(f.rt('rt_obj_put', [m.global.get(table, I32), m.local.get(key, I32), m.select(m.local.get(r, I32), m.local.get(r, I32), m.i32.const(UNDEFINED_RESULT))])),
+    f.rt('rt_memo_put', [m.global.get(table, I32), m.local.get(hash, I32), ...key(),
+      m.select(m.local.get(r, I32), m.local.get(r, I32), m.i32.const(UNDEFINED_RESULT))], binaryen.none),
     m.return(m.local.get(r, I32)),
   ];
   const code = [

@@ -21,6 +21,7 @@ export * from './natives-net';
 export * from './natives-encoding';
 export * from './natives-uuid';
 export { rt_steps, rt_steps_out } from './limits';
+export * from './memo';
 import { stepsReset } from './limits';
 import { dumpJSON, dumpValueText, termText } from './dump';
 import { arithNum } from './arith';
@@ -41,7 +42,6 @@ import { arithNum } from './arith';
 @external('regent', 'entrypoints') declare function regent_entrypoints(): usize;
 
 // ---------------------------------------------------------------- start
-
 heapSet((__heap_base + 15) & ~(<usize>15));
 regent_init();
 
