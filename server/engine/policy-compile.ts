@@ -8,7 +8,7 @@
 // policies, data filters, decision-log masks). compileCandidate runs on any thread;
 // the report crosses threads as plain data and becomes a PolicyCompileError again.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type SourceFile } from '../../compiler/index.js';
-import { compileSteps, runSteps, runStepsYielding } from '../../compiler/compile-steps.js';
+import { compileSteps, runSteps, runStepsYielding } from '../../compiler/index.js';
 import { PolicyCompileError } from './errors.js';
 import { packagePath, rulePaths, type RulePath } from './policies.js';
 import type { CompileReport, WireRegoError } from './protocol.js';
