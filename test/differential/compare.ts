@@ -1,7 +1,7 @@
 // Differential testing (architecture habit 8): every conformance case runs through
-// the generated-JS back end (`policy.prepare(q).eval`), the closure back end, and the reference interpreter
-// (`prepareInterpreted(policy, q)`, untraced and traced) over the same compiled
-// policy, and the outcomes must be identical: the same rows in the same order
+// the generated-JS back end, the closure back end and the reference interpreter, each
+// chosen through `createJSBackend` over the same compiled policy (and the interpreter
+// traced, through `prepareInterpreted`), and the outcomes must be identical: the same rows in the same order
 // (values and bindings as canonical JSON), or errors with the same codes.
 // Cases whose outcomes legitimately differ are listed in allow.json with a reason.
 import { readFileSync } from 'node:fs';
@@ -42,31 +42,34 @@ const DEADLINE_MS = 5_000;
 export function compareCase(c: LoadedCase): Difference[] | 'not-evaluated' {
   const saved = withEnv(c.env);
   try {
-    let prepared;
-    let closurePrepared;
-    let interp;
+    let prepared: regent.BackendQuery;
+    let closurePrepared: regent.BackendQuery;
+    let interpPrepared: regent.BackendQuery;
+    let traced: ReturnType<typeof prepareInterpreted>;
     let input: Value | undefined;
     try {
       input = c.input_term !== undefined ? termToValue(regent.parseTerm(c.input_term)) : c.input !== undefined ? fromJS(c.input) : undefined;
       const files = (c.modules ?? []).map((text, i) => ({ file: `test-${i}.rego`, text }));
       const v0 = c.v0_compatible === true ? { v0Compatible: true } : {};
-      const policy = regent.compile(files, v0);
-      prepared = policy.prepare(c.query);
-      closurePrepared = regent.compile(files, { ...v0, backend: 'closures' }).prepare(c.query);
-      interp = prepareInterpreted(policy, c.query);
+      // The evaluators are chosen through the Backend interface (compiler/backend.ts);
+      // the traced run stays on the interpreter, which the interface has no mode for.
+      const js = regent.createJSBackend('js', files, { compile: v0 });
+      const backends = [js, regent.createJSBackend('closures', js.policy), regent.createJSBackend('interp', js.policy)];
+      for (const b of backends) b.setData(fromJS(c.data ?? {}));
+      [prepared, closurePrepared, interpPrepared] = backends.map((b) => b.prepare(c.query)) as [regent.BackendQuery, regent.BackendQuery, regent.BackendQuery];
+      traced = prepareInterpreted(js.policy, c.query);
     } catch {
       return 'not-evaluated';
     }
     const opts = () => ({
       ...(input !== undefined ? { input } : {}),
-      data: fromJS(c.data ?? {}),
       strictBuiltinErrors: c.strict_error === true,
       deadline: Date.now() + DEADLINE_MS,
     });
     const a = outcome(() => prepared.eval(opts()));
-    const b = outcome(() => interp.eval(opts()));
+    const b = outcome(() => interpPrepared.eval(opts()));
     const t = outcome(() => {
-      const r = interp.evalWithTrace(opts());
+      const r = traced.evalWithTrace({ ...opts(), data: fromJS(c.data ?? {}) });
       if (r.error !== undefined) throw r.error;
       return r.rows;
     });
