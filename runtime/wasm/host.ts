@@ -8,6 +8,7 @@ import { getBuiltin, callBuiltin, type BuiltinContext } from '../builtins/index.
 import { currentRuntimeInfo } from '../eval/runtime-info.js';
 import { formatTerm } from '../value/format.js';
 import { parseValueText } from './value-text.js';
+import type { Value } from '../value/value.js';
 import { EvalError } from '../eval/errors.js';
 
 /**
@@ -55,6 +56,8 @@ type Exports = Record<string, (...a: number[]) => number>;
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
+/** For string values read in place: a leading U+FEFF is part of the string. */
+const STRING_DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export class WasmPolicy {
   private data = 0;
@@ -112,7 +115,7 @@ export class WasmPolicy {
       // Regent's registry: exact values both ways (Rego value text, sets kept)
       const def = getBuiltin(name);
       if (!def) throw new WasmAbortError(`not implemented: built-in function ${name}`);
-      const v = callBuiltin(def, args.map((a) => parseValueText(p.rawText(p.x.opa_value_dump!(a)))), p.builtinContext());
+      const v = callBuiltin(def, args.map((a) => p.argValue(a)), p.builtinContext());
       return v === undefined ? 0 : p.loadText(formatTerm(v));
     };
     const env = {
@@ -160,6 +163,30 @@ export class WasmPolicy {
   private bytes(): Uint8Array {
     if (this.view === undefined || this.view.buffer !== this.mem.buffer) this.view = new Uint8Array(this.mem.buffer);
     return this.view;
+  }
+
+  private words: Int32Array | undefined;
+
+  /**
+   * A module value as a Regent value for a host-served builtin: strings, booleans and
+   * null are read in place (the value layout of runtime/wasm/assembly/values.ts:
+   * `STR [tag 4, len, utf8 ptr]`, `BOOL [tag 2, b]`, `NULL [tag 1]`), everything else
+   * through `opa_value_dump` text (numbers keep their exact text, sets stay sets).
+   */
+  argValue(addr: number): Value {
+    if (this.words === undefined || this.words.buffer !== this.mem.buffer) this.words = new Int32Array(this.mem.buffer);
+    const w = this.words;
+    const i = addr >> 2;
+    if ((addr & 3) === 0) {
+      const tag = w[i];
+      if (tag === 4) {
+        const p = w[i + 2]!;
+        return STRING_DECODER.decode(this.bytes().subarray(p, p + w[i + 1]!));
+      }
+      if (tag === 2) return w[i + 1] !== 0;
+      if (tag === 1) return null;
+    }
+    return parseValueText(this.rawText(this.x.opa_value_dump!(addr)));
   }
 
   rawText(addr: number): string {

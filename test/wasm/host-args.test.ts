@@ -1,0 +1,39 @@
+// Arguments of host-served builtins in Regent's Wasm host (runtime/wasm/host.ts,
+// argValue): strings, booleans and null are read in place from the module's memory,
+// everything else through opa_value_dump text. Each argument goes through a builtin the
+// module does not implement natively (json.marshal, regex.match, sprintf) and must give
+// the JS back end's answer: non-ASCII text, a leading U+FEFF, empty strings, escapes,
+// numbers with their exact text, composites and sets.
+import { describe, expect, it } from 'vitest';
+import { compile, compileWasm } from '../../compiler/index.js';
+import { fromJS, toJS } from '../../runtime/value/json.js';
+import { WasmPolicy } from '../../runtime/wasm/host.js';
+import { canonical } from './differential.js';
+import { ensureRuntime } from './sdk-host.js';
+
+const text = `package ha
+import rego.v1
+marshal := [json.marshal(x) | some x in input.values]
+matches := [regex.match(p, s) | some [p, s] in input.pairs]
+printed := sprintf("%v|%v|%v", [input.values[0], input.values[1], {1, "a"}])
+`;
+
+const values = ['\uFEFFbom', 'héllo wörld', '日本語🙂', '', 'quote " and \\ and \n', true, false, null, 1.5, -0.25, 1e3, [1, 'a', null], { k: ['v'], 'ü': 1 }];
+const pairs = [['^h.llo', 'héllo'], ['^\uFEFF', '\uFEFFx'], ['^$', ''], ['🙂$', '日本🙂'], ['[', 'x']];
+
+describe('host-served builtin arguments in Regent\'s Wasm host', () => {
+  it('agree with the JS back end', async () => {
+    ensureRuntime();
+    const policy = compile([{ file: 'ha.rego', text }]);
+    const host = await WasmPolicy.load(await compileWasm(policy, ['ha/marshal', 'ha/matches', 'ha/printed']));
+    expect(host.builtinNames).toEqual(expect.arrayContaining(['json.marshal', 'regex.match', 'sprintf']));
+    host.setData({});
+    const input = { values, pairs };
+    for (const rule of ['marshal', 'matches', 'printed']) {
+      const v = policy.prepareDecision(['ha', rule])({ input: fromJS(input), data: fromJS({}) });
+      const want = canonical(v === undefined ? [] : [{ result: toJS(v) }]);
+      expect(canonical(host.evaluate(input, `ha/${rule}`)), rule).toBe(want);
+    }
+    expect(host.evaluate(input, 'ha/marshal')[0]!.result).toContain('"\uFEFFbom"');
+  });
+});
