@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
 import { fromJS, toJS, type Value } from '../../runtime/index.js';
+import { rows } from './first-values.js';
 
 const POLICY = `package p
 
@@ -87,16 +88,6 @@ const EXPECTED: Record<string, unknown> = {
 	literal: { first: 3, ann: [1, { k: 'c' }] },
 	grouped: { '7': ['cy'], '12': ['bob'], '30': ['ann'] },
 };
-
-type Prepared = { eval: (o: { input?: Value; data: Value }) => { expressions: { value: Value }[] }[] };
-
-function rows(p: Prepared, input: Value, data: Value): unknown {
-	try {
-		return p.eval({ input, data }).map((r) => toJS(r.expressions[0]!.value));
-	} catch (e) {
-		return `error: ${(e as Error).message}`;
-	}
-}
 
 describe('comprehensions and object literals emitted in place', () => {
 	const js = compile([{ file: 'p.rego', text: POLICY }]);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
 import { fromJS, toJS, type Value } from '../../runtime/index.js';
+import { rows } from './first-values.js';
 
 const POLICY = `package p
 
@@ -60,16 +61,6 @@ const EXPECTED: Record<string, unknown> = {
   results: { kind: ['s', 'n', 'any'], pair: 3, named: 'ann:3', same: [true, true], late: 'hit', sign: ['pos', 'zero', 'neg'], twice: [2, 4] },
   one: 1,
 };
-
-type Prepared = { eval: (o: { input?: Value; data: Value }) => { expressions: { value: Value }[] }[] };
-
-function rows(p: Prepared, input: Value, data: Value): unknown {
-  try {
-    return p.eval({ input, data }).map((r) => toJS(r.expressions[0]!.value));
-  } catch (e) {
-    return `error: ${(e as Error).message}`;
-  }
-}
 
 describe('functions called with their argument list', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);

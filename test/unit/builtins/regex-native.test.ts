@@ -5,18 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nativeRegex } from '../../../runtime/builtins/regex-native.js';
 import { compileRegex, regexTest } from '../../../runtime/builtins/regex-cache.js';
-
-/** A small seeded PRNG (mulberry32), so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../fuzz/mutate.js';
 
 const ALPHABET = ['a', 'b', 'z', 'A', '0', '9', '.', '-', '_', ' ', '\n', '\r', '\t', '\u2028', 'é', 'λ', '😀', ']', '\\', '$'];
 

@@ -5,17 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { add, dec, finish, mul, sub } from '../../../runtime/value/arith.js';
 import { BigNum, formatNumber, type RNumber } from '../../../runtime/value/number.js';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../fuzz/mutate.js';
 
 /** Same kind (double or BigNum) and the same value text. */
 const same = (x: RNumber): string => `${x instanceof BigNum ? 'big' : 'num'}:${formatNumber(x)}:${Object.is(x, -0) ? '-0' : ''}`;
