@@ -11,6 +11,8 @@ export class EngineHost implements PluginHost {
   private readonly states = new Map<string, { state: PluginState; message?: string }>();
   private readonly statuses = new Map<string, BundleStatus>();
   private readonly active = new Map<string, ActiveBundle>();
+  /** `active`'s values as a list, made once per change (read for every logged decision). */
+  private activeList: readonly ActiveBundle[] = [];
   private ready = false;
   /** Activations run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -31,6 +33,7 @@ export class EngineHost implements PluginHost {
     const run = this.queue.then(async () => {
       const record = await activateBundle(this.engine, name, bundle, [...this.active.values()]);
       this.active.set(name, record);
+      this.activeList = [...this.active.values()];
     });
     this.queue = run.catch(() => undefined);
     return run;
@@ -68,8 +71,8 @@ export class EngineHost implements PluginHost {
   }
 
   /** Active bundles by name (provenance, status). */
-  activeBundles(): ActiveBundle[] {
-    return [...this.active.values()];
+  activeBundles(): readonly ActiveBundle[] {
+    return this.activeList;
   }
 
   bundleStatuses(): Record<string, BundleStatus> {
