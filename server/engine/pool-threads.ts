@@ -1,19 +1,36 @@
-// The evaluation threads of the worker pool (pool.ts): plain worker_threads, each
-// answering batches of tasks on its own port (worker.postMessage with the task
-// objects as they are; the answer is the array of outcomes). Nothing is kept per
-// task but the caller's promise: no task ids, no abort signals.
+// The evaluation threads of the worker pool (pool.ts). piscina owns the threads: it
+// starts N of them (heap limit, workerData) and replaces one that dies. Each thread
+// runs ONE long-lived piscina task, `serve` (worker.ts), given the far end of a
+// MessageChannel: batches of tasks travel on that port (the task objects as they
+// are; the answer is the array of outcomes), so no piscina machinery runs per
+// request. Nothing is kept per task but the caller's promise: no task ids, no abort
+// signals. The serve task stays pending while its thread serves; it rejects when the
+// thread dies, and a new serve task (new port) is started at once, or after a pause
+// when the last one served for less than a second (no restart loop).
 //
 // A worker holds at most one batch. Tasks queued in one turn of the event loop are
 // split over the free workers; tasks that arrive while every worker is busy wait
 // here and leave together when a worker is free (at most 1/N of them for N
-// workers), so under load one message and one thread wake-up carry many requests. Limits: each worker has a heap limit
-// (resourceLimits); a watchdog reads a shared board where workers note when each
-// task of a batch started, and terminates a worker whose task runs past its
-// deadline plus a grace period. A worker that exits (terminated, out of memory) is
-// replaced at once (after a pause when it lived less than a second); the task it
-// was running gets the error and the other tasks of its batch are queued again, once.
-import { Worker } from 'node:worker_threads';
+// workers), so under load one message and one thread wake-up carry many requests.
+// Limits: each thread has a heap limit (resourceLimits); a watchdog reads a shared
+// board where workers note when each task of a batch started, and terminates the
+// thread whose task runs past its deadline plus a grace period. When a thread dies
+// (terminated, out of memory), the task it was running gets the error and the
+// other tasks of its batch are queued again, once.
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
 import type { EvalBatch, EvalOutcome, EvalTask, WireError, WorkerConfig } from './protocol.js';
+
+/** The one task each thread runs (worker.ts `serve`): batches arrive on `port`. */
+export interface ServeTask {
+  port: MessagePort;
+}
+
+/** The first message of a serve task on its port: the thread's id. */
+export interface ServeStarted {
+  started: number;
+}
 
 export interface ThreadsOptions {
   threads: number;
@@ -25,13 +42,13 @@ export interface ThreadsOptions {
   heapMb: number;
   /** True while the worker with this thread id compiles a candidate policy (pool.ts). */
   isCompiling(threadId: number): boolean;
-  /** A worker exited (and was replaced or will be). */
+  /** A worker died (and was replaced or will be). */
   onExit(): void;
 }
 
 /** Watchdog board slots (batches in flight that can be watched; one per worker is in use). */
 const SLOTS = 1024;
-/** A worker that exits sooner than this after starting is replaced only after this long (no restart loop). */
+/** A serve task that ends sooner than this after starting is replaced only after this long (no restart loop). */
 const RESPAWN_DELAY_MS = 1000;
 
 interface QueuedTask {
@@ -40,15 +57,15 @@ interface QueuedTask {
   retried?: boolean;
 }
 
-/** One worker thread. */
+/** One serve task: a thread serving batches on a port. */
 interface Member {
-  worker: Worker;
+  port: MessagePort;
+  /** The serving thread's id (-1 until it reports it). */
   threadId: number;
+  worker?: Worker;
   /** The batch it is running (at most one). */
   batch?: LiveBatch;
-  /** The error it reported before exiting (e.g. ERR_WORKER_OUT_OF_MEMORY). */
-  error?: unknown;
-  /** When it started (ms since the epoch). */
+  /** When the task was posted, then when it started serving (ms since the epoch). */
   started: number;
 }
 
@@ -59,21 +76,43 @@ interface LiveBatch {
   stopped?: number;
 }
 
-function workerFile(): URL {
+/** piscina's run options (its transferList type is inferred from an overload of postMessage that is not the list form). */
+type RunOptions = Parameters<Piscina['run']>[1];
+
+function workerFile(): string {
   const compiled = import.meta.url.endsWith('.js');
-  return new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url);
+  return fileURLToPath(new URL(compiled ? './worker.js' : './worker-boot.mjs', import.meta.url));
+}
+
+/**
+ * piscina keeps the port it posts a task on referenced while the task runs, so a
+ * serve task would keep the process alive; its worker interface holds that port's
+ * owner under a private symbol. Unreferenced once the thread serves (our own port
+ * is referenced while a batch is pending); without the symbol, the pool keeps the
+ * process alive until it is closed.
+ */
+function unrefTaskPort(iface: object | undefined): void {
+  if (iface === undefined) return;
+  const key = Object.getOwnPropertySymbols(iface).find((s) => s.description === 'Piscina.kWorkerData');
+  const info = key === undefined ? undefined : (iface as Record<symbol, { unref?(): unknown } | undefined>)[key];
+  if (typeof info?.unref === 'function') info.unref();
 }
 
 const DEADLINE: WireError = { kind: 'eval', phase: 'eval', code: 'eval_cancel_error', message: 'caller cancelled query execution: evaluation deadline exceeded' };
 const CLOSED: WireError = { kind: 'other', phase: 'eval', message: 'evaluation worker failed: the server is closing' };
 
 export class WorkerThreads {
+  /** Serve tasks whose thread reported its id (they take batches). */
   private readonly members: Member[] = [];
   private readonly board = new Int32Array(new SharedArrayBuffer(SLOTS * 2 * 4));
   private readonly epoch = Date.now();
   private readonly freeSlots = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private readonly watchdog: NodeJS.Timeout | undefined;
-  private readonly config: WorkerConfig;
+  private readonly piscina: Piscina<ServeTask, void>;
+  /** piscina's interface of each live thread, by thread id (see unrefTaskPort). */
+  private readonly interfaces = new Map<number, object>();
+  /** Callers of whenServing() waiting for every live thread to serve. */
+  private servingWaiters: (() => void)[] = [];
   private queued: QueuedTask[] = [];
   private flushScheduled = false;
   private closed = false;
@@ -83,35 +122,92 @@ export class WorkerThreads {
     private readonly opts: ThreadsOptions,
     config: Omit<WorkerConfig, 'board' | 'epoch'>,
   ) {
-    this.config = { ...config, board: this.board.buffer as SharedArrayBuffer, epoch: this.epoch };
-    for (let i = 0; i < Math.max(1, opts.threads); i++) this.spawn();
+    const threads = Math.max(1, opts.threads);
+    const workerData: WorkerConfig = { ...config, board: this.board.buffer as SharedArrayBuffer, epoch: this.epoch };
+    this.piscina = new Piscina<ServeTask, void>({
+      filename: workerFile(),
+      name: 'serve',
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Infinity,
+      concurrentTasksPerWorker: 1,
+      // Serve tasks never end: the threads must not block in Atomics.wait between tasks.
+      atomics: 'disabled',
+      resourceLimits: { maxOldGenerationSizeMb: opts.heapMb },
+      workerData,
+    });
+    // A thread that dies with no task (before its serve task reached it) is replaced by piscina.
+    this.piscina.on('error', () => undefined);
+    this.piscina.on('workerCreate', (iface: { id: number }) => this.interfaces.set(iface.id, iface));
+    this.piscina.on('workerDestroy', (iface: { id: number }) => this.interfaces.delete(iface.id));
+    for (let i = 0; i < threads; i++) this.serve();
     if (opts.timeoutMs > 0) {
       this.watchdog = setInterval(() => this.watch(), Math.max(10, Math.min(100, Math.floor(opts.timeoutMs / 4))));
       this.watchdog.unref();
     }
   }
 
-  /** Thread ids of the live workers. */
+  /** Thread ids of the live threads (serving or about to). */
   threadIds(): number[] {
+    return this.piscina.threads.map((w) => w.threadId);
+  }
+
+  /** Thread ids of the threads serving (they listen to state broadcasts and acknowledge them). */
+  servingIds(): number[] {
     return this.members.map((m) => m.threadId);
   }
 
-  /** Start a worker (at construction, or to replace one that exited). */
-  private spawn(): void {
-    const worker = new Worker(workerFile(), { workerData: this.config, resourceLimits: { maxOldGenerationSizeMb: this.opts.heapMb } });
-    const member: Member = { worker, threadId: worker.threadId, started: Date.now() };
-    worker.on('message', (outcomes: EvalOutcome[]) => this.onReply(member, outcomes));
-    worker.on('error', (e) => {
-      member.error ??= e;
+  /**
+   * Resolves once every live thread serves (listens to broadcasts), or after
+   * `timeoutMs`: a thread that is still loading, or waiting for its serve task,
+   * would miss a broadcast that only serving threads answer (pool.ts prepare).
+   */
+  whenServing(timeoutMs: number): Promise<void> {
+    if (this.allServing()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.servingWaiters.push(done);
     });
-    worker.on('exit', (code) => this.onExit(member, code));
-    worker.unref();
-    this.members.push(member);
   }
 
-  private respawn(): void {
+  private allServing(): boolean {
+    if (this.closed) return true;
+    const serving = new Set(this.servingIds());
+    return this.piscina.threads.every((w) => serving.has(w.threadId));
+  }
+
+  private checkServing(): void {
+    if (this.servingWaiters.length > 0 && this.allServing()) for (const done of this.servingWaiters.splice(0)) done();
+  }
+
+  /** Start a serve task on a new port (at construction, or to replace one that ended). */
+  private serve(): void {
     if (this.closed) return;
-    this.spawn();
+    const { port1, port2 } = new MessageChannel();
+    const member: Member = { port: port1, threadId: -1, started: Date.now() };
+    port1.on('message', (msg: EvalOutcome[] | ServeStarted) => {
+      if (Array.isArray(msg)) this.onReply(member, msg);
+      else this.onStart(member, msg.started);
+    });
+    port1.unref();
+    this.piscina.run({ port: port2 }, { transferList: [port2] } as unknown as RunOptions).then(
+      () => this.onEnd(member, new Error('the worker stopped serving')),
+      (e: unknown) => this.onEnd(member, e),
+    );
+  }
+
+  private onStart(member: Member, threadId: number): void {
+    if (this.closed) return;
+    member.threadId = threadId;
+    member.worker = this.piscina.threads.find((w) => w.threadId === threadId);
+    member.started = Date.now();
+    unrefTaskPort(this.interfaces.get(threadId));
+    this.members.push(member);
+    this.checkServing();
     this.flush();
   }
 
@@ -173,17 +269,17 @@ export class WorkerThreads {
     const slot = this.freeSlots.pop() ?? -1;
     if (slot >= 0) Atomics.store(this.board, slot * 2 + 1, 0);
     member.batch = { part, slot };
-    member.worker.ref(); // a pending evaluation keeps the process alive; an idle pool does not
+    member.port.ref(); // a pending evaluation keeps the process alive; an idle pool does not
     const tasks = new Array<EvalTask>(part.length);
     for (let i = 0; i < part.length; i++) tasks[i] = part[i]!.task;
-    member.worker.postMessage({ batch: tasks, slot } satisfies EvalBatch);
+    member.port.postMessage({ batch: tasks, slot } satisfies EvalBatch);
   }
 
   private onReply(member: Member, outcomes: EvalOutcome[]): void {
     const batch = member.batch;
     if (batch === undefined) return;
     member.batch = undefined;
-    member.worker.unref();
+    member.port.unref();
     this.release(batch);
     for (let j = 0; j < batch.part.length; j++) batch.part[j]!.resolve(outcomes[j]!);
     this.flush();
@@ -195,21 +291,26 @@ export class WorkerThreads {
     batch.slot = -1;
   }
 
-  /** A worker exited: replace it; its batch's running task gets the error, the others run again (once). */
-  private onExit(member: Member, code: number): void {
+  /**
+   * A serve task ended (its thread died: piscina replaces the thread): start another
+   * one; its batch's running task gets the error, the others run again (once).
+   */
+  private onEnd(member: Member, e: unknown): void {
+    member.port.close();
+    if (this.closed) return;
     const at = this.members.indexOf(member);
-    if (at < 0) return;
-    this.members.splice(at, 1);
-    if (Date.now() - member.started >= RESPAWN_DELAY_MS) this.respawn();
-    else setTimeout(() => this.respawn(), RESPAWN_DELAY_MS).unref();
+    if (at >= 0) this.members.splice(at, 1);
+    if (Date.now() - member.started >= RESPAWN_DELAY_MS) this.serve();
+    else setTimeout(() => this.serve(), RESPAWN_DELAY_MS).unref();
     const batch = member.batch;
     if (batch !== undefined) {
       member.batch = undefined;
       const index = batch.stopped ?? (batch.slot >= 0 ? Atomics.load(this.board, batch.slot * 2 + 1) - 1 : -1);
       this.release(batch);
-      this.failed(batch, index, member.error ?? new Error(`the worker thread exited (code ${code})`));
+      this.failed(batch, index, e);
     }
     this.opts.onExit();
+    this.checkServing();
     this.flush();
   }
 
@@ -235,7 +336,7 @@ export class WorkerThreads {
     return { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${message}` };
   }
 
-  /** Terminate the workers whose running task is past its deadline and grace period. */
+  /** Terminate the threads whose running task is past its deadline and grace period. */
   private watch(): void {
     const now = Date.now() - this.epoch;
     const limit = this.opts.timeoutMs + this.opts.graceMs;
@@ -246,23 +347,22 @@ export class WorkerThreads {
       if (index === 0) continue;
       if (now - Atomics.load(this.board, batch.slot * 2) > limit) {
         batch.stopped = index - 1;
-        void m.worker.terminate();
+        const worker = m.worker ?? this.piscina.threads.find((w) => w.threadId === m.threadId);
+        void worker?.terminate();
       }
     }
   }
 
-  /** Stop every worker; waiting and running tasks get an error outcome. */
+  /** Stop every thread; waiting and running tasks get an error outcome. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
-    const members = this.members.splice(0);
     for (const q of this.queued.splice(0)) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
-    await Promise.all(
-      members.map((m) => {
-        for (const q of m.batch?.part ?? []) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
-        m.batch = undefined;
-        return m.worker.terminate();
-      }),
-    );
+    for (const m of this.members.splice(0)) {
+      for (const q of m.batch?.part ?? []) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
+      m.batch = undefined;
+    }
+    this.checkServing();
+    await this.piscina.destroy();
   }
 }

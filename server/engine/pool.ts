@@ -7,8 +7,11 @@
 // the value from shared bytes in slices, still serving) and committed by a write
 // that names them, so they become visible everywhere at once.
 //
-// Evaluation runs on the threads of pool-threads.ts (one port per worker, one batch
-// in flight per worker, the watchdog, replacement of a worker that exits).
+// Evaluation runs on the threads of pool-threads.ts (piscina's threads, each
+// serving batches on its own port, one batch in flight per worker, the watchdog,
+// replacement of a worker that dies). Acknowledgements, prepares and compiles count
+// the serving threads (a thread listens to broadcasts once it serves); each first
+// waits, bounded, for the threads still starting to serve.
 // A candidate policy is compiled by one worker at a time (compilePolicy) in steps,
 // answering tasks in between; the pool sends no task to a compiling worker while
 // another one can take it (with one worker, tasks reach it between the steps).
@@ -39,6 +42,8 @@ export interface PoolOptions {
 const ACK_TIMEOUT_MS = 30_000;
 const PREPARE_TIMEOUT_MS = 120_000;
 const COMPILE_TIMEOUT_MS = 120_000;
+/** How long a write, prepare or compile waits for starting threads to serve before going ahead without them. */
+const SERVING_TIMEOUT_MS = 30_000;
 
 interface Preparing {
   pending: Set<number>;
@@ -87,9 +92,14 @@ export class PoolEvaluator implements Evaluator {
     );
   }
 
-  /** Thread ids of the live workers. */
+  /** Thread ids of the live workers (serving or about to). */
   threadIds(): number[] {
     return this.threads.threadIds();
+  }
+
+  /** Thread ids of the workers that serve (listen to broadcasts). */
+  private servingIds(): number[] {
+    return this.threads.servingIds();
   }
 
   /**
@@ -101,8 +111,9 @@ export class PoolEvaluator implements Evaluator {
   async compilePolicy(modules: SourceFile[], parseFirst: string | undefined, instrument: boolean): Promise<{ id: number; report: CompileReport } | undefined> {
     const id = this.nextPolicyId++;
     let first: CompileReport | undefined;
+    await this.threads.whenServing(SERVING_TIMEOUT_MS);
     // Only workers that have a state (acknowledged one) listen; the others compile from their snapshot.
-    for (const thread of this.threadIds().filter((t) => this.acked.has(t))) {
+    for (const thread of this.servingIds().filter((t) => this.acked.has(t))) {
       const report = await this.compileOn(thread, id, modules, first === undefined ? parseFirst : undefined, first === undefined && instrument);
       if (report === undefined || first !== undefined) continue; // a worker that stopped compiles from its snapshot
       first = report;
@@ -138,7 +149,9 @@ export class PoolEvaluator implements Evaluator {
    * with the top-level keys of an object document (when few), once all have it;
    * rejects with BadRequestError when the document is not valid JSON.
    */
-  prepare(doc: SharedDocument, maxDepth: number): Promise<string[] | undefined> {
+  async prepare(doc: SharedDocument, maxDepth: number): Promise<string[] | undefined> {
+    // A thread still starting would miss the broadcast and build the document from its snapshot, in one go.
+    await this.threads.whenServing(SERVING_TIMEOUT_MS);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => finish(() => resolve(entry.keys)), PREPARE_TIMEOUT_MS);
       const finish = (fn: () => void): void => {
@@ -147,7 +160,7 @@ export class PoolEvaluator implements Evaluator {
         fn();
       };
       const entry: Preparing = {
-        pending: new Set(this.threadIds()),
+        pending: new Set(this.servingIds()),
         resolve: (keys) => finish(() => resolve(keys)),
         reject: (e) => finish(() => reject(e)),
       };
@@ -163,7 +176,7 @@ export class PoolEvaluator implements Evaluator {
   }
 
   private checkPrepared(): void {
-    const alive = new Set(this.threadIds());
+    const alive = new Set(this.servingIds());
     for (const entry of [...this.preparing.values()]) {
       // A worker that dies while building (most likely out of heap) would die again
       // building it at the commit, and again from each snapshot: refuse the write.
@@ -174,6 +187,8 @@ export class PoolEvaluator implements Evaluator {
   }
 
   async publish(update: StateUpdate): Promise<void> {
+    // As with a worker that is up, a write returns once a starting one has the state.
+    await this.threads.whenServing(SERVING_TIMEOUT_MS);
     this.down.postMessage(update);
     await this.waitForAcks(update.generation);
   }
@@ -204,13 +219,13 @@ export class PoolEvaluator implements Evaluator {
 
   private wake(): void {
     for (const w of [...this.waiters]) w();
-    const alive = new Set(this.threadIds());
+    const alive = new Set(this.servingIds());
     for (const [thread, entry] of [...this.compiling]) if (!alive.has(thread)) entry.done(undefined);
     this.checkPrepared();
   }
 
   private allAcked(generation: number): boolean {
-    return this.threadIds().every((t) => (this.acked.get(t) ?? -1) >= generation);
+    return this.servingIds().every((t) => (this.acked.get(t) ?? -1) >= generation);
   }
 
   private waitForAcks(generation: number): Promise<void> {

@@ -1,6 +1,8 @@
-// Evaluation worker thread (see pool.ts). Holds a replica of the engine state: asks
-// for a snapshot on start, then applies broadcast updates in generation order and
-// acknowledges each. Batches of tasks arrive on the worker's own port and are
+// Evaluation worker thread (see pool.ts), a piscina thread whose one task is
+// `serve` (pool-threads.ts): it starts the replica and answers batches on the
+// task's port until the port closes. Holds a replica of the engine state: asks
+// for a snapshot when it starts serving, then applies broadcast updates in generation order and
+// acknowledges each. Batches of tasks arrive on the serve task's port and are
 // answered there, in order; tasks wait until the replica has reached the generation
 // they name. Large documents are built from shared bytes in slices when the engine
 // prepares them (so tasks keep being answered meanwhile) and put in place by the
@@ -10,12 +12,13 @@
 // steps with a turn of the event loop between them, so batches (on the current
 // policy) and updates are served while it compiles; the update itself only swaps
 // the prepared policy in.
-import { BroadcastChannel, parentPort, threadId, workerData } from 'node:worker_threads';
+import { BroadcastChannel, threadId, workerData, type MessagePort } from 'node:worker_threads';
 import { RObject, applyWrite, buildDocument, buildDocumentSync, parseJSON, setEvalLimits, setRuntimeInfo, type Value } from '../../runtime/index.js';
 import type { CompiledPolicy } from '../../compiler/index.js';
 import { EvalCore, compileModules } from './evaluate.js';
 import { compileCandidateYielding } from './policy-compile.js';
 import { documentBytes, documentError, patchMember } from './shared-docs.js';
+import type { ServeStarted, ServeTask } from './pool-threads.js';
 import type { CompilePolicy, CompileReport, DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
@@ -154,9 +157,6 @@ function onDown(msg: DownMessage): void {
   for (const w of [...waiting]) w();
 }
 
-down.onmessage = (ev) => onDown((ev as { data: DownMessage }).data);
-send({ type: 'hello', threadId });
-
 function reached(target: number): Promise<void> {
   return new Promise((resolve) => {
     const retry = setInterval(() => {
@@ -200,5 +200,18 @@ function onBatch(message: EvalBatch): void {
   else void reached(newest).then(() => port.postMessage(runBatch(message)));
 }
 
-const port = parentPort!;
-port.on('message', onBatch);
+let port: MessagePort;
+
+/**
+ * The thread's one piscina task: listen to state broadcasts, ask for a snapshot and
+ * answer batches on `task.port` (first telling the pool this thread's id). Pending
+ * while the thread serves; resolves when the pool closes the port.
+ */
+export function serve(task: ServeTask): Promise<void> {
+  port = task.port;
+  down.onmessage = (ev) => onDown((ev as { data: DownMessage }).data);
+  port.on('message', onBatch);
+  port.postMessage({ started: threadId } satisfies ServeStarted);
+  send({ type: 'hello', threadId });
+  return new Promise((resolve) => port.once('close', () => resolve()));
+}
