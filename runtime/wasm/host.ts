@@ -116,7 +116,7 @@ export class WasmPolicy {
       const def = getBuiltin(name);
       if (!def) throw new WasmAbortError(`not implemented: built-in function ${name}`);
       const v = callBuiltin(def, args.map((a) => p.argValue(a)), p.builtinContext());
-      return v === undefined ? 0 : p.loadText(formatTerm(v));
+      return v === undefined ? 0 : p.resultValue(v);
     };
     const env = {
       memory: mem,
@@ -174,8 +174,7 @@ export class WasmPolicy {
    * through `opa_value_dump` text (numbers keep their exact text, sets stay sets).
    */
   argValue(addr: number): Value {
-    if (this.words === undefined || this.words.buffer !== this.mem.buffer) this.words = new Int32Array(this.mem.buffer);
-    const w = this.words;
+    const w = this.wordView();
     const i = addr >> 2;
     if ((addr & 3) === 0) {
       const tag = w[i];
@@ -187,6 +186,39 @@ export class WasmPolicy {
       if (tag === 1) return null;
     }
     return parseValueText(this.rawText(this.x.opa_value_dump!(addr)));
+  }
+
+  /**
+   * A host-served builtin's result as a module value: booleans, null and strings are
+   * written in place in the value layout (`opa_malloc`, as argValue reads them), the
+   * rest parsed from Rego value text (`opa_value_parse`).
+   */
+  resultValue(v: Value): number {
+    if (typeof v === 'boolean' || v === null) {
+      const a = this.x.opa_malloc!(8);
+      const w = this.wordView();
+      w[a >> 2] = v === null ? 1 : 2;
+      w[(a >> 2) + 1] = v === true ? 1 : 0;
+      return a;
+    }
+    if (typeof v === 'string') {
+      const bytes = ENCODER.encode(v);
+      const p = this.x.opa_malloc!(bytes.length);
+      this.bytes().set(bytes, p);
+      const a = this.x.opa_malloc!(12);
+      const w = this.wordView();
+      w[a >> 2] = 4;
+      w[(a >> 2) + 1] = bytes.length;
+      w[(a >> 2) + 2] = p;
+      return a;
+    }
+    return this.loadText(formatTerm(v));
+  }
+
+  /** An i32 view of memory, renewed when memory grows. */
+  private wordView(): Int32Array {
+    if (this.words === undefined || this.words.buffer !== this.mem.buffer) this.words = new Int32Array(this.mem.buffer);
+    return this.words;
   }
 
   rawText(addr: number): string {
