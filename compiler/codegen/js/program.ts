@@ -100,7 +100,8 @@ export class Program extends RuleCompiler implements ProgramOps {
    * A decision function for a complete rule like `allow if …` (one constant value):
    * the context in, the value out, without decide's per-call checks; through the
    * generated all-definitions test (groupTest) when the definitions are not indexed,
-   * else the index's pick in order. Undefined for other groups.
+   * else through the generated indexed decision (one lookup, then the key's bucket
+   * test). Undefined for other groups.
    */
   decisionTest(id: number): ((c: EvalContext) => Value | undefined) | undefined {
     const g = this.ir.groups[id]!;
@@ -108,7 +109,10 @@ export class Program extends RuleCompiler implements ProgramOps {
     if (g.kind !== 'complete' || value === undefined) return undefined;
     const dflt = g.default;
     if (g.index !== undefined) {
-      // Indexed (`allow if input.x == "c1"`, …): the index's pick, each tested in order.
+      // Indexed (`allow if input.x == "c1"`, …): the key's bucket test (index-decision.ts);
+      // with the closure back end, the index's pick, each tested in order.
+      const generated = this.indexedDecision(g, (c) => this.evalGroup(id, c));
+      if (generated !== undefined) return generated;
       return (c) => {
         if (c.dataOverrides !== undefined) return this.evalGroup(id, c);
         const defs = this.candidates(g, c);

@@ -14,6 +14,7 @@ import { Emitter, Unsupported, type EmitTables } from './emit.js';
 import { NeedsFrame, propKey } from './emit-exprs.js';
 import { Code } from './code.js';
 import { inlinableSet, inlinableTest } from './emit-inline.js';
+import { indexBuckets, indexedDecision, testInOrder, inputPath, inputReader, type Bucket } from './index-decision.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
 import type { E, K, P, Slots } from './types.js';
@@ -55,6 +56,8 @@ export type GroupTest = (f: Slots, c: EvalContext) => boolean;
 
 interface CompiledIndex {
   ref: E;
+  /** The keys of an `input.a.b…` ref (read by generated code), else undefined. */
+  path: string[] | undefined;
   /** String keys by the string itself: no canonical text to build per lookup. */
   byString: Map<string, CompiledDef[]>;
   /** Other scalar keys (numbers, booleans, null) by canonical key. */
@@ -180,29 +183,8 @@ export abstract class RuleCompiler {
       if (typeof e.key === 'string') byString.set(e.key, defsFor);
       else byKey.set(this.rt.canonicalKey(e.key), defsFor);
     }
-    return { ref: this.inputReader(ix.ref) ?? this.cc.expr(ix.ref), byString, byKey, always: pick(ix.always) };
-  }
-
-  /**
-   * For an index on `input.a.b…` (constant string keys, the usual shape), a reader
-   * generated for that path: property reads with their own inline caches, where the
-   * closure back end's `dot` shares one closure body (and its caches) with every other
-   * `dot` in the process.
-   */
-  private inputReader(ref: Expr): E | undefined {
-    const keys: string[] = [];
-    let e = ref;
-    while (e.k === 'dot' && e.key.k === 'const' && typeof e.key.value === 'string') {
-      keys.unshift(e.key.value);
-      e = e.base;
-    }
-    if (e.k !== 'input' || keys.length === 0 || this.backend !== 'js') return undefined;
-    const steps = keys.map((k) => {
-      const key = JSON.stringify(k);
-      return `if (v === undefined) return undefined;\nv = v instanceof RObject ? v.props${propKey(k, new Code(`[${key}]`)).text} : dot(v, ${key});`;
-    });
-    const make = new Function('RObject', 'dot', `return function (f, c) {\nlet v = c.input;\n${steps.join('\n')}\nreturn v;\n};`) as (r: unknown, d: unknown) => E;
-    return make(this.rt.RObject, this.rt.dot);
+    const path = this.backend === 'js' ? inputPath(ix.ref) : undefined;
+    return { ref: path !== undefined ? inputReader(path, this.rt) : this.cc.expr(ix.ref), path, byString, byKey, always: pick(ix.always) };
   }
 
   /** The definitions of a group worth running in this context (all, unless indexed). */
@@ -285,16 +267,45 @@ export abstract class RuleCompiler {
 
   private compileGroupTest(g: RuleGroup): GroupTest | null {
     if (this.backend !== 'js' || this.constantGroups[g.id] === undefined || g.defs.length > MAX_GROUP_TEST_DEFS) return null;
-    if (g.defs.some((d) => d.params.length > 0 || d.else !== undefined)) return null;
+    return this.defsTest(g.defs);
+  }
+
+  /** One generated function testing `defs` (constant, no else; `bodies` theirs or a suffix) in order; null when the emitter cannot. */
+  private defsTest(defs: RuleDef[], bodies: Block[] = defs.map((d) => d.body)): GroupTest | null {
+    if (defs.some((d) => d.params.length > 0 || d.else !== undefined)) return null;
     const tables: EmitTables = { K: [], CL: [], B: [] };
     let source;
     try {
-      source = this.emitter(tables, false, true).groupExistsSource(g.defs.map((d) => d.body));
+      source = this.emitter(tables, false, true).groupExistsSource(bodies);
     } catch (e) {
       if (e instanceof Unsupported || e instanceof NeedsFrame) return null;
       throw e;
     }
     return this.instantiate<GroupTest>(source.text, tables);
+  }
+
+  /**
+   * The decision function of an indexed complete rule with one constant value
+   * (index-decision.ts): per key, its definitions as one generated test (defsTest, up
+   * to MAX_GROUP_TEST_DEFS of them, string-key buckets without the condition the
+   * lookup settled; else each definition's whole test in order). Undefined for the
+   * closure back end.
+   */
+  protected indexedDecision(g: RuleGroup, slow: (c: EvalContext) => Value | undefined): ((c: EvalContext) => Value | undefined) | undefined {
+    const ix = g.index;
+    const value = this.constantGroups[g.id];
+    const cix = this.indexes[g.id];
+    if (this.backend !== 'js' || ix === undefined || cix === undefined || value === undefined) return undefined;
+    const buckets = indexBuckets(g, ix, cix.ref, this.rt);
+    const compiled = this.defs[g.id]!;
+    const test = (b: Bucket): GroupTest => {
+      const defs = b.ids.map((i) => g.defs[i]!);
+      const bodies = b.ids.map((i) => (b.strip && !ix.always.includes(i) ? g.defs[i]!.body.slice(1) : g.defs[i]!.body));
+      const generated = b.ids.length <= MAX_GROUP_TEST_DEFS ? this.defsTest(defs, bodies) : null;
+      if (generated !== null) return generated;
+      return testInOrder(b.ids.map((i) => compiled[i]!));
+    };
+    return indexedDecision(buckets, cix.path, value, g.default, test, slow, this.rt, NO_FRAME);
   }
 
   private compileDef(d: RuleDef): CompiledDef {
