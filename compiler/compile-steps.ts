@@ -7,12 +7,11 @@
 // stack overflow) are the same. compileYielding() drives the steps with an awaited
 // yieldNow() between them; runSteps() drives them without stopping.
 import type { CompileOptions, SourceFile } from './api.js';
-import { RegoError, RegoErrors } from './source/diagnostics.js';
-import { parseModule } from './parser/index.js';
+import { RegoErrors } from './source/diagnostics.js';
 import { PASSES, runPass } from './passes/index.js';
 import { deepestRuleLocation, stackOverflowError } from './parser/depth.js';
 import type { CompileState } from './passes/pass.js';
-import { CompiledPolicy } from './policy.js';
+import { CompiledPolicy, parseInto } from './policy.js';
 
 /** The step that just finished: a module parsed, or a compiler pass run. */
 export type CompileStep = { kind: 'parse'; file: string } | { kind: 'pass'; name: string };
@@ -21,13 +20,7 @@ export type CompileStep = { kind: 'parse'; file: string } | { kind: 'pass'; name
 export function* compileSteps(files: SourceFile[], opts: CompileOptions = {}): Generator<CompileStep, CompiledPolicy, void> {
   const state: CompileState = { opts, modules: [], errors: [] };
   for (const f of files) {
-    try {
-      state.modules.push(parseModule(f.text, f.file, { v0Compatible: f.v0Compatible ?? opts.v0Compatible }));
-    } catch (e) {
-      if (e instanceof RegoErrors) state.errors.push(...e.errors);
-      else if (e instanceof RegoError) state.errors.push(e);
-      else throw e;
-    }
+    parseInto(state, f);
     yield { kind: 'parse', file: f.file };
   }
   if (state.errors.length > 0) throw new RegoErrors(state.errors);

@@ -23,17 +23,20 @@ import type { Value } from '../runtime/value/value.js';
 
 export function compile(files: SourceFile[], opts: CompileOptions = {}): CompiledPolicy {
   const state: CompileState = { opts, modules: [], errors: [] };
-  for (const f of files) {
-    try {
-      state.modules.push(parseModule(f.text, f.file, { v0Compatible: f.v0Compatible ?? opts.v0Compatible }));
-    } catch (e) {
-      if (e instanceof RegoErrors) state.errors.push(...e.errors);
-      else if (e instanceof RegoError) state.errors.push(e);
-      else throw e;
-    }
-  }
+  for (const f of files) parseInto(state, f);
   if (state.errors.length > 0) throw new RegoErrors(state.errors);
   return compileModules(state);
+}
+
+/** Parse one file into `state.modules`, or record its parse errors in `state.errors`. */
+export function parseInto(state: CompileState, f: SourceFile): void {
+  try {
+    state.modules.push(parseModule(f.text, f.file, { v0Compatible: f.v0Compatible ?? state.opts.v0Compatible }));
+  } catch (e) {
+    if (e instanceof RegoErrors) state.errors.push(...e.errors);
+    else if (e instanceof RegoError) state.errors.push(e);
+    else throw e;
+  }
 }
 
 /** Compile already-parsed modules (used by compile() and by tools that parse themselves). */
