@@ -15,7 +15,7 @@ import { PoolEvaluator } from '../../server/engine/pool.js';
 import type { EvalTask } from '../../server/engine/protocol.js';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
-const MODULES = [{ file: 'p.rego', text: 'package p\ndouble := input.n * 2\nspin := count([x | some x in numbers.range(1, 2000000); x % 7 == 0])\n' }];
+const MODULES = [{ file: 'p.rego', text: 'package p\ndouble := input.n * 2\nspin := count([x | some x in numbers.range(1, 5000); some y in numbers.range(1, 5000); x % 7 == y % 5])\n' }];
 
 function task(query: string, n = 0): EvalTask {
   return { generation: 0, query, mode: 'value', input: { kind: 'js', js: { n } }, strictBuiltinErrors: false, pretty: false };
