@@ -178,7 +178,7 @@ describe('dashboard in Chromium', () => {
     await location.waitFor();
     // file:row:col, the column from the located errors the control plane stores beside the status record.
     const col = BROKEN.split('\n')[6]!.indexOf(')') + 1;
-    await until('the location with its column', async () => (await location.textContent()) === `app/authz.rego:7:${col}`, 10_000);
+    await until('the location with its column', async () => (await location.textContent()) === `app/authz.rego:7:${col}`, 30_000);
     await admin.locator('ul.locations li', { hasText: 'rego_parse_error' }).waitFor();
     console.log(`[browser] build error shown: ${(await admin.locator('pre.error-message').textContent())?.split('\n')[0]}`);
     await screenshot(admin, 'bundle-failed');
