@@ -6,6 +6,7 @@
 // conflicts, functions, the document tree and queries.
 import type { Expr, PolicyIR, RuleDef, RuleGroup } from '../../ir/ir.js';
 import type { Location } from '../../source/location.js';
+import { functionArgumentIndex } from '../../ir/function-index.js';
 import type { Value } from '../../../runtime/value/value.js';
 import type { RuntimeScope } from '../../../runtime/scope.js';
 import type { EvalContext } from '../../../runtime/eval/context.js';
@@ -112,47 +113,22 @@ export abstract class RuleCompiler {
   private readonly fnIndexes: (FunctionIndex | undefined)[];
 
   /**
-   * Function definitions indexed on a constant argument, as OPA's rule index does for
-   * functions: for `f("E") = …`, `f("P") = …`, … the argument position where most
-   * definitions have a constant scalar pattern becomes a key → definitions map (each
-   * list keeps the definitions' order and includes those with a non-constant pattern
-   * there). A definition left out cannot match: its constant differs from the argument,
-   * so its parameter match would fail before its body runs.
+   * Function definitions indexed on a constant argument (compiler/ir/function-index.ts):
+   * a key → definitions map, each list in the definitions' order and including those
+   * with a non-constant pattern at that position.
    */
   private compileFunctionIndex(g: RuleGroup): FunctionIndex | undefined {
-    if (g.kind !== 'function' || g.defs.length < 2) return undefined;
-    const constAt = (d: RuleDef, i: number): Value | undefined => {
-      const p = d.params[i];
-      if (p?.k !== 'value' || p.expr.k !== 'const') return undefined;
-      const v = p.expr.value;
-      return typeof v === 'object' && v !== null ? undefined : v;
-    };
-    const arity = g.defs[0]!.params.length;
-    let pos = -1;
-    let most = 1;
-    for (let i = 0; i < arity; i++) {
-      const n = g.defs.filter((d) => constAt(d, i) !== undefined).length;
-      if (n > most) [pos, most] = [i, n];
-    }
-    if (pos < 0) return undefined;
+    const ix = functionArgumentIndex(g);
+    if (ix === undefined) return undefined;
+    const { pos, always } = ix;
     const defs = this.defs[g.id]!;
-    const keyed = new Map<string, { key: Value; ids: number[] }>();
-    const always: number[] = [];
-    g.defs.forEach((d, i) => {
-      const v = constAt(d, pos);
-      if (v === undefined) return void always.push(i);
-      const k = this.rt.canonicalKey(v);
-      const e = keyed.get(k) ?? { key: v, ids: [] };
-      e.ids.push(i);
-      keyed.set(k, e);
-    });
     const pick = (ids: number[]): CompiledDef[] => [...ids].sort((a, b) => a - b).map((i) => defs[i]!);
     const byString = new Map<string, CompiledDef[]>();
     const byKey = new Map<string, CompiledDef[]>();
-    for (const [k, e] of keyed) {
-      const list = pick([...e.ids, ...always]);
+    for (const e of ix.entries) {
+      const list = pick([...e.defs, ...always]);
       if (typeof e.key === 'string') byString.set(e.key, list);
-      else byKey.set(k, list);
+      else byKey.set(this.rt.canonicalKey(e.key), list);
     }
     return { pos, byString, byKey, always: pick(always) };
   }

@@ -9,8 +9,8 @@
 // Function groups are indexed the same way on a constant argument (functionIndex, as
 // the JS back end's compileFunctionIndex): the "ref" is that parameter.
 import binaryen from 'binaryen';
-import type { Expr, RuleDef, RuleGroup, RuleIndex } from '../../ir/ir.js';
-import { canonicalKey, type Value } from '../../../runtime/value/index.js';
+import type { Expr, RuleGroup, RuleIndex } from '../../ir/ir.js';
+import { functionArgumentIndex } from '../../ir/function-index.js';
 import type { FnGen } from './exprs.js';
 import type { Linker } from './link.js';
 
@@ -32,42 +32,14 @@ export interface DefCode {
   code: X;
 }
 
-/** A definition's constant scalar pattern for parameter `i`, if it has one (no else chains). */
-function constParam(d: RuleDef, i: number): Value | undefined {
-  const p = d.params[i];
-  if (d.else || p?.k !== 'value' || p.expr.k !== 'const') return undefined;
-  const v = p.expr.value;
-  return typeof v === 'object' && v !== null ? undefined : v;
-}
-
 /**
- * A function group's index on one argument: the parameter position where most
- * definitions (at least two) have a constant scalar pattern (`mem_multiple("Ki")`) keys
- * those definitions; the others run on every call. A definition left out cannot match:
- * its constant differs from the argument, so its parameter pattern would fail anyway.
- * The ref is the parameter's local (`tmp`, as exprs.ts reads it).
+ * A function group's index on one argument (compiler/ir/function-index.ts; definitions
+ * with an else chain stay out of the keyed entries and run on every call). The ref is
+ * the parameter's local (`tmp`, as exprs.ts reads it).
  */
 export function functionIndex(g: RuleGroup): RuleIndex | undefined {
-  if (g.kind !== 'function' || g.defs.length < 2) return undefined;
-  const arity = g.arity ?? 0;
-  let pos = -1;
-  let most = 1;
-  for (let i = 0; i < arity; i++) {
-    const n = g.defs.filter((d) => constParam(d, i) !== undefined).length;
-    if (n > most) [pos, most] = [i, n];
-  }
-  if (pos < 0) return undefined;
-  const byKey = new Map<string, { key: Value; defs: number[] }>();
-  const always: number[] = [];
-  g.defs.forEach((d, i) => {
-    const v = constParam(d, pos);
-    if (v === undefined) return void always.push(i);
-    const k = canonicalKey(v);
-    const e = byKey.get(k) ?? { key: v, defs: [] };
-    e.defs.push(i);
-    byKey.set(k, e);
-  });
-  return { ref: { k: 'tmp', local: pos } as unknown as Expr, entries: [...byKey.values()], always };
+  const ix = functionArgumentIndex(g, (d) => !d.else);
+  return ix && { ref: { k: 'tmp', local: ix.pos } as unknown as Expr, entries: ix.entries, always: ix.always };
 }
 
 /**
