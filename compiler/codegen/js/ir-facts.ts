@@ -1,8 +1,10 @@
 // Facts about a policy's IR that Program (program.ts) chooses evaluation strategies
 // by, computed once per policy: how many rule bodies scan each set rule as a generator
 // (whether generateSet collects its members), and which functions are cheap enough to
-// run again rather than memoize (callFunction).
+// run again rather than memoize (callFunction), and which functions always produce
+// one constant (decided by their first solution).
 import type { PolicyIR } from '../../ir/ir.js';
+import type { Value } from '../../../runtime/value/value.js';
 
 /** Per rule group: the number of `scan` statements over it in every rule body (any depth). */
 export function countScanSites(ir: PolicyIR): number[] {
@@ -51,4 +53,23 @@ export function leafFunctions(ir: PolicyIR): boolean[] {
     return (state[id] = ok);
   };
   return ir.groups.map((_, id) => leaf(id));
+}
+
+/**
+ * Per group: for a function whose definitions (no `else`) all produce one constant
+ * (ACI's `env_ok(pattern, "string", value) { pattern == value }`: `true`), that
+ * constant; else undefined. Such a call is decided by its first definition with a
+ * solution, as OPA's index marks it for early exit: no two outputs can conflict.
+ */
+export function functionConstants(ir: PolicyIR, equal: (a: Value, b: Value) => boolean): (Value | undefined)[] {
+  return ir.groups.map((g) => {
+    if (g.kind !== 'function' || g.defs.length === 0) return undefined;
+    let v: Value | undefined;
+    for (const d of g.defs) {
+      if (d.else !== undefined || d.value.k !== 'const') return undefined;
+      if (v === undefined) v = d.value.value;
+      else if (!equal(v, d.value.value)) return undefined;
+    }
+    return v;
+  });
 }

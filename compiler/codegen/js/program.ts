@@ -13,7 +13,7 @@ import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
 import { hasPrint } from './emit-inline.js';
-import { countScanSites, leafFunctions } from './ir-facts.js';
+import { countScanSites, functionConstants, leafFunctions } from './ir-facts.js';
 import { MAX_CALL_DEPTH, NO_FRAME, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
 export type { Backend } from './rule-compiler.js';
@@ -26,18 +26,54 @@ export class Program extends RuleCompiler implements ProgramOps {
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.scanSites = countScanSites(ir);
     this.leaf = leafFunctions(ir);
+    this.memoized = ir.groups.map((g, id) => g.kind === 'function' && (this.prints || !this.leaf[id]));
+    this.fnConstants = functionConstants(ir, rt.equal);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
+    const equal = rt.equal;
+    const EvalError = rt.EvalError;
+    this.solution = (v: Value): boolean => {
+      const d = this.solving!;
+      this.solved = true;
+      const r = this.solvedValue;
+      if (r === undefined) this.solvedValue = v;
+      else if (r !== v && !equal(r, v)) throw new EvalError('eval_conflict_error', this.conflict, d.loc);
+      return d.valueConst;
+    };
   }
 
   /** Whether any rule or function of the policy calls `print` (see callFunction's memo). */
   private readonly prints: boolean;
 
-  /**
-   * Per group: a function cheaper to run again than to look up (leafFunctions), which
-   * callFunction does not memoize when the policy has no `print` (without print a memo
-   * is not observable: nondeterministic builtins keep their own per-query cache).
-   */
+  /** Per group: a function cheaper to run again than to look up (leafFunctions). */
   private readonly leaf: boolean[];
+
+  /**
+   * Per group: whether callFunction memoizes it: not a leaf function when the policy
+   * has no `print` (without print a memo is not observable: nondeterministic builtins
+   * keep their own per-query cache).
+   */
+  private readonly memoized: boolean[];
+
+  /** Per function group: the constant all its definitions produce, if they do (functionConstants). */
+  private readonly fnConstants: (Value | undefined)[];
+
+  /** Per function group: its name as `with` mocks name it (made on first use under a mock). */
+  private readonly fnNames: (string | undefined)[] = [];
+
+  // The state of the innermost single() in progress, which its one sink (`solution`,
+  // made once, not per definition and call) writes: single() saves the caller's state
+  // and restores it when done, so calls nested in a body (a function calling itself or
+  // another function) each have their own.
+  /** The definition being run. */
+  private solving: CompiledDef | undefined = undefined;
+  /** Whether it produced a solution. */
+  private solved = false;
+  /** The first value produced by this single() (undefined: none yet). */
+  private solvedValue: Value | undefined = undefined;
+  /** The eval_conflict_error message when two values differ. */
+  private conflict = '';
+  /** The sink of every definition single() runs. */
+  private readonly solution: (v: Value) => boolean;
 
   /** Per group: how many rule bodies scan it as a generator (see generateSet). */
   private readonly scanSites: number[];
@@ -201,39 +237,39 @@ export class Program extends RuleCompiler implements ProgramOps {
 
   /** Evaluate complete-rule or function definitions: every one must agree. */
   private single(defs: CompiledDef[], c: EvalContext, args: Value[] | undefined, conflict: string): Value | undefined {
-    const rt = this.rt;
-    let result: Value | undefined;
-    for (const first of defs) {
-      let d: CompiledDef | undefined = first;
-      while (d) {
-        const cur: CompiledDef = d;
-        let found = false;
-        // The sink is written out in both calls: a named closure costs esbuild's
-        // keepNames wrapper (a defineProperty) per creation when run through tsx.
-        if (args !== undefined && cur.runArgs !== undefined) {
-          // Parameters matched in the generated body: a mismatch is no solution, and an
-          // `else` (same parameters) then cannot match either.
-          cur.runArgs(args as Slots, c, (v) => {
-            found = true;
-            if (result === undefined) result = v;
-            else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
-            return cur.valueConst;
-          });
-        } else {
-          const f: Slots = args ? new Array(cur.frameSize) : cur.frame();
-          if (args && !matchParams(cur.params, args, f, c)) break;
-          cur.runValue(f, c, (v) => {
-            found = true;
-            if (result === undefined) result = v;
-            else if (!rt.equal(result, v)) throw new rt.EvalError('eval_conflict_error', conflict, cur.loc);
-            return cur.valueConst;
-          });
+    const outerDef = this.solving;
+    const outerSolved = this.solved;
+    const outerValue = this.solvedValue;
+    const outerConflict = this.conflict;
+    this.solvedValue = undefined;
+    this.conflict = conflict;
+    const sink = this.solution;
+    try {
+      for (let i = 0; i < defs.length; i++) {
+        let d: CompiledDef | undefined = defs[i]!;
+        while (d !== undefined) {
+          this.solving = d;
+          this.solved = false;
+          if (args !== undefined && d.runArgs !== undefined) {
+            // Parameters matched in the generated body: a mismatch is no solution, and an
+            // `else` (same parameters) then cannot match either.
+            d.runArgs(args as Slots, c, sink);
+          } else {
+            const f: Slots = args !== undefined ? new Array(d.frameSize) : d.frame();
+            if (args !== undefined && !matchParams(d.params, args, f, c)) break;
+            d.runValue(f, c, sink);
+          }
+          if (this.solved) break;
+          d = d.else;
         }
-        if (found) break;
-        d = cur.else;
       }
+      return this.solvedValue;
+    } finally {
+      this.solving = outerDef;
+      this.solved = outerSolved;
+      this.solvedValue = outerValue;
+      this.conflict = outerConflict;
     }
-    return result;
   }
 
   private object(g: RuleGroup, defs: CompiledDef[], c: EvalContext): Value {
@@ -257,9 +293,8 @@ export class Program extends RuleCompiler implements ProgramOps {
   }
 
   callFunction(id: number, args: Value[], c: EvalContext, loc: Location): Value | undefined {
-    const g = this.ir.groups[id]!;
     if (c.fnOverrides !== undefined) {
-      const name = dataRefText(g.path);
+      const name = (this.fnNames[id] ??= dataRefText(this.ir.groups[id]!.path));
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
     // OPA memoizes function outputs per evaluation. Here the memo starts at a function's
@@ -268,9 +303,9 @@ export class Program extends RuleCompiler implements ProgramOps {
     // the first argument; with more arguments, each entry is a flat list of
     // [arg2 … argN, result] records compared by identity (scalars by value).
     // A policy that prints memoizes from the first call, so a defined call prints once, as in OPA.
-    if (this.leaf[id] === true && !this.prints) return this.evalFunction(id, g.default, args, c);
+    if (!this.memoized[id]) return this.evalFunction(id, args, c);
     const m = c.fnResults(id, this.prints);
-    if (m === undefined) return this.evalFunction(id, g.default, args, c);
+    if (m === undefined) return this.evalFunction(id, args, c);
     const n = args.length;
     const key = n === 0 ? NO_ARGS : args[0];
     const NO_VALUE = this.rt.NO_VALUE;
@@ -290,7 +325,7 @@ export class Program extends RuleCompiler implements ProgramOps {
         }
       }
     }
-    const v = this.evalFunction(id, g.default, args, c);
+    const v = this.evalFunction(id, args, c);
     // OPA keeps only defined results, so an undefined call runs (and prints) again.
     // Without any `print` in the policy that is not observable: keep undefined too.
     if (v === undefined && this.prints) return v;
@@ -305,13 +340,33 @@ export class Program extends RuleCompiler implements ProgramOps {
     return v;
   }
 
-  private evalFunction(id: number, dflt: Value | undefined, args: Value[], c: EvalContext): Value | undefined {
+  private evalFunction(id: number, args: Value[], c: EvalContext): Value | undefined {
     if (++this.depth > MAX_CALL_DEPTH) this.tooDeep();
     try {
-      return orDefault(this.single(this.functionCandidates(id, args), c, args, 'functions must not produce multiple outputs for same inputs'), dflt);
+      const defs = this.functionCandidates(id, args);
+      const k = this.fnConstants[id];
+      const v = k === undefined ? this.single(defs, c, args, FUNCTION_CONFLICT) : this.anySolution(defs, args, c) ? k : undefined;
+      return v === undefined ? this.ir.groups[id]!.default : v;
     } finally {
       this.depth--;
     }
+  }
+
+  /**
+   * Whether one of a function's definitions has a solution for `args` (they all
+   * produce one constant, functionConstants): stops at the first, without a sink's state.
+   */
+  private anySolution(defs: CompiledDef[], args: Value[], c: EvalContext): boolean {
+    for (let i = 0; i < defs.length; i++) {
+      const d = defs[i]!;
+      if (d.runArgs !== undefined) {
+        if (d.runArgs(args as Slots, c, STOP)) return true;
+      } else {
+        const f: Slots = new Array(d.frameSize);
+        if (matchParams(d.params, args, f, c) && d.runValue(f, c, STOP)) return true;
+      }
+    }
+    return false;
   }
 
   callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined {
@@ -371,6 +426,11 @@ export class Program extends RuleCompiler implements ProgramOps {
 }
 
 const IN_PROGRESS = Symbol('in-progress');
+
+/** The sink of a test for any solution: stop at the first. */
+const STOP = (): boolean => true;
+
+const FUNCTION_CONFLICT = 'functions must not produce multiple outputs for same inputs';
 
 /** The memo key of a call without arguments. */
 const NO_ARGS = Symbol('no-args');
