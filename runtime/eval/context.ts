@@ -96,21 +96,13 @@ export class EvalContext implements BuiltinContext {
   }
 
   /**
-   * The memo of user-function group `id`'s results in this context (as OPA's function
-   * output cache; its layout is the caller's, compiler/codegen/js/program.ts), or
-   * undefined on the group's first call here unless `eager`: the memo starts at the
-   * second call, so a function called once per evaluation pays no table. A `with` block's derived
-   * context starts empty, like the rule memo.
+   * The memos of user-function results in this context (as OPA's function output
+   * cache), one entry per memoized function: made on first use with `size` entries.
+   * Their layout is the caller's (compiler/codegen/js/program-memo.ts). A `with`
+   * block's derived context starts empty, like the rule memo.
    */
-  fnResults(id: number, eager: boolean): Map<unknown, unknown> | undefined {
-    // Sized on first use (as Memo): setting a large id in an empty array makes it sparse.
-    const t = (this.fnTable ??= new Array(id < 16 ? 16 : id + 16));
-    const m = t[id];
-    if (m === undefined && !eager) {
-      t[id] = null;
-      return undefined;
-    }
-    return m ?? (t[id] = new Map());
+  fnMemos(size: number): unknown[] {
+    return (this.fnTable ??= new Array(size).fill(undefined));
   }
 
   /**
@@ -126,8 +118,8 @@ export class EvalContext implements BuiltinContext {
 
   private scanned: Set<number> | undefined;
 
-  /** Per function group: undefined (never called), null (called once), or its memo. */
-  private fnTable: (Map<unknown, unknown> | null | undefined)[] | undefined;
+  /** The function memos (see fnMemos). */
+  private fnTable: unknown[] | undefined;
 
   /** Memoized virtual documents of tree nodes (made on first use). */
   get nodeMemo(): Memo {

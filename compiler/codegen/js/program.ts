@@ -14,6 +14,7 @@ import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
 import { hasPrint } from './emit-inline.js';
 import { countScanSites, functionConstants, leafFunctions } from './ir-facts.js';
+import { memoLookup, memoStore, type FnMemo } from './program-memo.js';
 import { MAX_CALL_DEPTH, NO_FRAME, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
 export type { Backend } from './rule-compiler.js';
@@ -26,7 +27,9 @@ export class Program extends RuleCompiler implements ProgramOps {
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.scanSites = countScanSites(ir);
     this.leaf = leafFunctions(ir);
-    this.memoized = ir.groups.map((g, id) => g.kind === 'function' && (this.prints || !this.leaf[id]));
+    let slots = 0;
+    this.memoSlots = ir.groups.map((g, id) => (g.kind === 'function' && (this.prints || !this.leaf[id]) ? slots++ : -1));
+    this.memoCount = slots;
     this.fnConstants = functionConstants(ir, rt.equal);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
     const equal = rt.equal;
@@ -48,11 +51,14 @@ export class Program extends RuleCompiler implements ProgramOps {
   private readonly leaf: boolean[];
 
   /**
-   * Per group: whether callFunction memoizes it: not a leaf function when the policy
-   * has no `print` (without print a memo is not observable: nondeterministic builtins
-   * keep their own per-query cache).
+   * Per group: its entry in a context's function memos (program-memo.ts), or -1 when
+   * callFunction does not memoize it: a leaf function when the policy has no `print`
+   * (without print a memo is not observable: nondeterministic builtins keep their own
+   * per-query cache).
    */
-  private readonly memoized: boolean[];
+  private readonly memoSlots: number[];
+  /** How many functions are memoized (the size of a context's memo table). */
+  private readonly memoCount: number;
 
   /** Per function group: the constant all its definitions produce, if they do (functionConstants). */
   private readonly fnConstants: (Value | undefined)[];
@@ -297,46 +303,31 @@ export class Program extends RuleCompiler implements ProgramOps {
       const name = (this.fnNames[id] ??= dataRefText(this.ir.groups[id]!.path));
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
-    // OPA memoizes function outputs per evaluation. Here the memo starts at a function's
-    // second call in this context (most functions of a small decision run once, and a
-    // table per call would cost them more than it saves): one Map per function keyed by
-    // the first argument; with more arguments, each entry is a flat list of
-    // [arg2 … argN, result] records compared by identity (scalars by value).
-    // A policy that prints memoizes from the first call, so a defined call prints once, as in OPA.
-    if (!this.memoized[id]) return this.evalFunction(id, args, c);
-    const m = c.fnResults(id, this.prints);
-    if (m === undefined) return this.evalFunction(id, args, c);
-    const n = args.length;
-    const key = n === 0 ? NO_ARGS : args[0];
-    const NO_VALUE = this.rt.NO_VALUE;
-    if (n <= 1) {
-      const hit = m.get(key) as Value | typeof NO_VALUE | undefined;
-      if (hit !== undefined) return hit === NO_VALUE ? undefined : (hit as Value);
-    } else {
-      const list = m.get(key) as unknown[] | undefined;
-      if (list !== undefined) {
-        for (let j = 0; j < list.length; j += n) {
-          let same = true;
-          for (let i = 1; i < n && same; i++) same = list[j + i - 1] === args[i];
-          if (same) {
-            const hit = list[j + n - 1];
-            return hit === NO_VALUE ? undefined : (hit as Value);
-          }
-        }
+    // OPA memoizes function outputs per evaluation: here from a function's second call
+    // in this context (program-memo.ts). A policy that prints memoizes from the first
+    // call, so a defined call prints once, as in OPA.
+    const slot = this.memoSlots[id]!;
+    if (slot < 0) return this.evalFunction(id, args, c);
+    const table = c.fnMemos(this.memoCount);
+    let m = table[slot] as FnMemo | null | undefined;
+    if (m === undefined) {
+      if (!this.prints) {
+        table[slot] = null;
+        return this.evalFunction(id, args, c);
       }
+      m = table[slot] = [];
+    } else if (m === null) m = table[slot] = [];
+    else {
+      const hit = memoLookup(m, args);
+      if (hit !== undefined) return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
     }
     const v = this.evalFunction(id, args, c);
     // OPA keeps only defined results, so an undefined call runs (and prints) again.
     // Without any `print` in the policy that is not observable: keep undefined too.
     if (v === undefined && this.prints) return v;
-    const stored = v === undefined ? NO_VALUE : v;
-    if (n <= 1) m.set(key, stored);
-    else {
-      let list = m.get(key) as unknown[] | undefined;
-      if (list === undefined) m.set(key, (list = []));
-      for (let i = 1; i < n; i++) list.push(args[i]);
-      list.push(stored);
-    }
+    // The table entry again: the call may have replaced a small memo by a Map.
+    const now = table[slot] as FnMemo;
+    table[slot] = memoStore(now, args, v === undefined ? this.rt.NO_VALUE : v);
     return v;
   }
 
@@ -431,9 +422,6 @@ const IN_PROGRESS = Symbol('in-progress');
 const STOP = (): boolean => true;
 
 const FUNCTION_CONFLICT = 'functions must not produce multiple outputs for same inputs';
-
-/** The memo key of a call without arguments. */
-const NO_ARGS = Symbol('no-args');
 
 /** `v ?? d` without treating Rego `null` as missing. */
 function orDefault(v: Value | undefined, d: Value | undefined): Value | undefined {
