@@ -219,10 +219,19 @@ export const builtins: BuiltinDef[] = [
     const old = asString(b!, 2);
     const nw = asString(c!, 3);
     if (old === '') return nw === '' ? s : goReplacer([[old, nw]], s);
-    if (!s.includes(old)) return s;
+    let at = s.indexOf(old);
+    if (at < 0) return s;
     checkSplitPieces(s, old);
-    // replaceAll reads `$` in a replacement string as a pattern: split and join then.
-    return nw.includes('$') ? s.split(old).join(nw) : s.replaceAll(old, nw);
+    // Left to right, without overlaps (Go's strings.Replace), joined by hand: about twice
+    // as fast as replaceAll for a few matches (ACI's mount sources), and no `$` patterns.
+    let out = '';
+    let from = 0;
+    do {
+      out += s.slice(from, at) + nw;
+      from = at + old.length;
+      at = s.indexOf(old, from);
+    } while (at >= 0);
+    return out + s.slice(from);
   }, 'Replace replaces all instances of a sub-string.'),
   def('strings.replace_n', [T.objectOf(T.string, T.string), T.string], T.string, ([a, b]) => {
     const patterns = asObject(a!, 1);
