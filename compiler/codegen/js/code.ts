@@ -37,7 +37,7 @@ export function join(parts: Code[], sep: Code = new Code('\n')): Code {
 /** Allocates identifiers with a prefix, unique per generated function. */
 export class Names {
   private counts = new Map<string, number>();
-  next(prefix: 't' | 'L' | 'i' | 'o' | 'm' | 'v' | 'k' | 'n'): Name {
+  next(prefix: 't' | 'L' | 'i' | 'o' | 'm' | 'v' | 'k' | 'n' | 'x'): Name {
     const n = this.counts.get(prefix) ?? 0;
     this.counts.set(prefix, n + 1);
     return new Name(`${prefix}${n}`);

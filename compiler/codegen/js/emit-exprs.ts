@@ -88,6 +88,14 @@ export abstract class ExprEmitter {
   loops = 0;
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
   usedLocals = false;
+  /**
+   * Reads of input and data (`data.user_roles[input.user]`) repeated in one generated
+   * function: their value cannot change during one call (the function's `c` is fixed), so
+   * a second occurrence reuses the first's (see reuse). Counted in a first emission, used
+   * in a second (Emitter.withReuse); off inside generator callbacks (closures over the
+   * cache variables would put them in a heap context) and inside a cached computation.
+   */
+  protected reads: { mode: 'off' | 'count' | 'use'; counts: Map<string, number>; vars: Map<string, Name> } = { mode: 'off', counts: new Map(), vars: new Map() };
 
   constructor(
     readonly tables: EmitTables,
@@ -164,11 +172,11 @@ export abstract class ExprEmitter {
       case 'input':
         return this.checked(_`c.input`, fail, pre);
       case 'base':
-        if (e.path.length === 1 && typeof e.path[0] === 'string') {
-          const key = this.k(e.path[0]);
-          return this.checked(_`(c.data instanceof RObject ? c.data.props${propKey(e.path[0], key)} : dig(c.data, [${key}]))`, fail, pre);
-        }
-        return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
+      case 'dot': {
+        const reused = this.reuse(e, fail, pre);
+        if (reused !== undefined) return reused;
+        return this.read(e, fail, pre);
+      }
       case 'rule':
         return this.checked(_`ops.evalGroup(${this.k(e.group)}, c)`, fail, pre);
       case 'vdoc':
@@ -176,18 +184,6 @@ export abstract class ExprEmitter {
       case 'vdocdot': {
         const key = this.expr(e.key, fail, pre);
         return this.checked(_`ops.vdocKey(${this.k(e.node)}, ${key}, c)`, fail, pre);
-      }
-      case 'dot': {
-        const base = this.expr(e.base, fail, pre);
-        // Only an RObject has a `props` field among values (null, booleans, numbers, strings,
-        // BigNum, arrays, RSet have none): one field check, cheaper than `instanceof RObject`
-        // against the factory's RObject parameter (about 5% of the RBAC decision).
-        if (e.key.k === 'const' && typeof e.key.value === 'string') {
-          const key = this.k(e.key.value);
-          return this.checked(_`(${base} !== null && ${base}.props !== undefined ? ${base}.props${propKey(e.key.value, key)} : dot(${base}, ${key}))`, fail, pre);
-        }
-        const key = this.expr(e.key, fail, pre);
-        return this.checked(_`(${base} !== null && ${base}.props !== undefined && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
       }
       case 'call': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
@@ -235,6 +231,80 @@ export abstract class ExprEmitter {
       case 'template':
         return this.checked(this.closure(e), fail, pre);
     }
+  }
+
+  /** A read of data (`base`) or a key of a value (`dot`). */
+  private read(e: Expr & { k: 'base' | 'dot' }, fail: Name, pre: Code[]): Code {
+    if (e.k === 'base') {
+      if (e.path.length === 1 && typeof e.path[0] === 'string') {
+        const key = this.k(e.path[0]);
+        // A `props` field test, as for `dot` below (instanceof costs more: about 4% of the RBAC decision).
+        return this.checked(_`(c.data !== null && c.data.props !== undefined ? c.data.props${propKey(e.path[0], key)} : dig(c.data, [${key}]))`, fail, pre);
+      }
+      return this.checked(_`dig(c.data, ${this.k(e.path)})`, fail, pre);
+    }
+    const base = this.expr(e.base, fail, pre);
+    // Only an RObject has a `props` field among values (null, booleans, numbers, strings,
+    // BigNum, arrays, RSet have none): one field check, cheaper than `instanceof RObject`
+    // against the factory's RObject parameter (about 5% of the RBAC decision).
+    if (e.key.k === 'const' && typeof e.key.value === 'string') {
+      const key = this.k(e.key.value);
+      return this.checked(_`(${base} !== null && ${base}.props !== undefined ? ${base}.props${propKey(e.key.value, key)} : dot(${base}, ${key}))`, fail, pre);
+    }
+    const key = this.expr(e.key, fail, pre);
+    return this.checked(_`(${base} !== null && ${base}.props !== undefined && typeof ${key} === 'string' ? ${base}.props[${key}] : dot(${base}, ${key}))`, fail, pre);
+  }
+
+  /** The cache key of a read that depends only on `c.input`, `c.data` and constants, or undefined. */
+  private readKey(e: Expr): string | undefined {
+    switch (e.k) {
+      case 'input':
+        return 'i';
+      case 'base':
+        return `b${JSON.stringify(e.path)}`;
+      case 'const':
+        return typeof e.value === 'string' || typeof e.value === 'number' ? JSON.stringify(e.value) : undefined;
+      case 'dot': {
+        const base = this.readKey(e.base);
+        const key = base === undefined ? undefined : this.readKey(e.key);
+        return key === undefined ? undefined : `d(${base},${key})`;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * A read repeated in this function (see `reads`): its first evaluation stores the value
+   * in a function-level variable, later ones use it (an undefined read is simply
+   * evaluated again, and fails again). Undefined when this read is not shared.
+   */
+  private reuse(e: Expr & { k: 'base' | 'dot' }, fail: Name, pre: Code[]): Code | undefined {
+    const r = this.reads;
+    if (r.mode === 'off') return undefined;
+    const key = this.readKey(e);
+    if (key === undefined) return undefined;
+    if (r.mode === 'count') {
+      r.counts.set(key, (r.counts.get(key) ?? 0) + 1);
+      return undefined;
+    }
+    if ((r.counts.get(key) ?? 0) < 2) return undefined;
+    let x = r.vars.get(key);
+    if (x === undefined) {
+      x = this.names.next('x');
+      r.vars.set(key, x);
+    }
+    const t = this.names.next('t');
+    const inner: Code[] = [];
+    r.mode = 'off';
+    let v: Code;
+    try {
+      v = this.read(e, fail, inner);
+    } finally {
+      r.mode = 'use';
+    }
+    pre.push(_`let ${t} = ${x};`, _`if (${t} === undefined) {`, ...inner, _`${t} = ${x} = ${v};`, _`}`);
+    return t;
   }
 
   /**

@@ -84,6 +84,37 @@ export class Emitter extends ExprEmitter {
    * or Unsupported when a body cannot keep its slots in locals.
    */
   groupExistsSource(bodies: Block[]): Code {
+    return this.withReuse(() => this.groupExistsOnce(bodies));
+  }
+
+  /**
+   * Emit twice when a read of input or data occurs more than once (ExprEmitter.reads):
+   * first counting the reads, then with the repeated ones kept in function-level
+   * variables (`let x0, …;`, see readDecls). Once when nothing repeats.
+   */
+  private withReuse(emit: () => Code): Code {
+    const mark = { K: this.tables.K.length, CL: this.tables.CL.length, B: this.tables.B.length };
+    this.reads = { mode: 'count', counts: new Map(), vars: new Map() };
+    try {
+      const once = emit();
+      if (![...this.reads.counts.values()].some((n) => n > 1)) return once;
+      this.tables.K.length = mark.K;
+      this.tables.CL.length = mark.CL;
+      this.tables.B.length = mark.B;
+      this.reads = { mode: 'use', counts: this.reads.counts, vars: new Map() };
+      return emit();
+    } finally {
+      this.reads = { mode: 'off', counts: new Map(), vars: new Map() };
+    }
+  }
+
+  /** `let x0, x1;` for the reads kept in variables (after the body is emitted). */
+  private readDecls(): Code {
+    const vars = [...this.reads.vars.values()];
+    return vars.length > 0 ? _`let ${join(vars, new Code(', '))};` : new Code('');
+  }
+
+  private groupExistsOnce(bodies: Block[]): Code {
     this.names = new Names();
     this.loops = 0;
     this.slotPrefix = '';
@@ -96,7 +127,7 @@ export class Emitter extends ExprEmitter {
         const body = this.withSlots(this.block(b, 0, label, () => _`return true;`, true));
         return _`{\n${this.slotDecls()}\n${label}: {\n${body}\n}\n}`;
       });
-      return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${join(parts)}\nreturn false;\n};`;
+      return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${this.readDecls()}\n${join(parts)}\nreturn false;\n};`;
     } finally {
       this.locals = false;
     }
@@ -115,6 +146,10 @@ export class Emitter extends ExprEmitter {
   }
 
   private source(block: Block, value?: Expr | 'exists', params?: Pattern[]): Code {
+    return this.withReuse(() => this.sourceOnce(block, value, params));
+  }
+
+  private sourceOnce(block: Block, value?: Expr | 'exists', params?: Pattern[]): Code {
     this.names = new Names();
     this.loops = 0;
     this.usedSlots = new Set();
@@ -130,7 +165,7 @@ export class Emitter extends ExprEmitter {
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
     const body = this.withSlots(join([head, this.block(block, 0, top, success, true)]));
-    const decls = this.slotDecls();
+    const decls = join([this.slotDecls(), this.readDecls()]);
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
@@ -266,6 +301,18 @@ export class Emitter extends ExprEmitter {
     // The rest of the body is inside the callback, so nothing reads the slots after it.
     const open = this.locals ? new Code(`((f, c, sink, plain${SLOTS}) => `) : new Code('');
     const close = this.locals ? new Code(`)(f, c, sink, plain${SLOTS})`) : new Code('');
+    // No shared reads inside the callback: it would close over their variables.
+    const mode = this.reads.mode;
+    this.reads.mode = 'off';
+    try {
+      return this.generatorCallback(s, rest, inner, v, open, close);
+    } finally {
+      this.reads.mode = mode;
+    }
+  }
+
+  private generatorCallback(s: Stmt & { k: 'scan' }, rest: (fail: Name) => Code, inner: Name, v: Name, open: Code, close: Code): Code {
+    if (s.source.k !== 'rule') throw new Error('generatorScan: not a rule');
     return join([
       _`if (${open}ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
       this.pattern(s.key, v, inner),
