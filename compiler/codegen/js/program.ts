@@ -30,6 +30,8 @@ export class Program extends RuleCompiler implements ProgramOps {
     let slots = 0;
     this.memoSlots = ir.groups.map((g, id) => (g.kind === 'function' && (this.prints || !this.leaf[id]) ? slots++ : -1));
     this.memoCount = slots;
+    this.memoCalls = new Uint32Array(slots);
+    this.memoHits = new Uint32Array(slots);
     this.fnConstants = functionConstants(ir, rt.equal);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
     const equal = rt.equal;
@@ -59,6 +61,16 @@ export class Program extends RuleCompiler implements ProgramOps {
   private readonly memoSlots: number[];
   /** How many functions are memoized (the size of a context's memo table). */
   private readonly memoCount: number;
+  /**
+   * Per memo slot, over every evaluation of this policy: calls and memo hits. A
+   * function whose first MEMO_TRIAL calls never found a result in the memo is not
+   * memoized from then on when the policy has no `print` (the memo is not observable
+   * then): ACI's functions run once per evaluation or with a new argument list every
+   * time, where the memo table, lookup and store only cost; gatekeeper's
+   * containerlimits hits it about 50 times per decision and keeps it.
+   */
+  private readonly memoCalls: Uint32Array;
+  private readonly memoHits: Uint32Array;
 
   /** Per function group: the constant all its definitions produce, if they do (functionConstants). */
   private readonly fnConstants: (Value | undefined)[];
@@ -308,6 +320,7 @@ export class Program extends RuleCompiler implements ProgramOps {
     // call, so a defined call prints once, as in OPA.
     const slot = this.memoSlots[id]!;
     if (slot < 0) return this.evalFunction(id, args, c);
+    if (++this.memoCalls[slot] === MEMO_TRIAL && this.memoHits[slot] === 0 && !this.prints) this.memoSlots[id] = -1;
     const table = c.fnMemos(this.memoCount);
     let m = table[slot] as FnMemo | null | undefined;
     if (m === undefined) {
@@ -319,7 +332,10 @@ export class Program extends RuleCompiler implements ProgramOps {
     } else if (m === null) m = table[slot] = [];
     else {
       const hit = memoLookup(m, args);
-      if (hit !== undefined) return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
+      if (hit !== undefined) {
+        this.memoHits[slot]++;
+        return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
+      }
     }
     const v = this.evalFunction(id, args, c);
     // OPA keeps only defined results, so an undefined call runs (and prints) again.
@@ -417,6 +433,9 @@ export class Program extends RuleCompiler implements ProgramOps {
 }
 
 const IN_PROGRESS = Symbol('in-progress');
+
+/** Calls of a memoized function after which callFunction judges its memo (see Program.memoCalls). */
+export const MEMO_TRIAL = 1024;
 
 /** The sink of a test for any solution: stop at the first. */
 const STOP = (): boolean => true;

@@ -7,10 +7,13 @@
 // call's state apart: a conflict is found after nested calls, no conflict is invented by
 // them, an error inside a nested call leaves the next evaluation clean, and `with` mocks,
 // else chains and memoized repeats still agree with the closure back end and the
-// reference interpreter.
+// reference interpreter. A memo that found nothing in its first MEMO_TRIAL calls is
+// dropped (Program.memoCalls) only in a policy without `print`: results stay the same
+// after it, and a printing policy still prints a defined call once.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
 import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { MEMO_TRIAL } from '../../../compiler/codegen/js/program.js';
 import { fromJS, toJS, type Value } from '../../../runtime/index.js';
 
 const POLICY = `package p
@@ -145,6 +148,46 @@ describe('user-function calls (one reusable sink per call, early exit for consta
       expect(first(outer, fromJS({ x: 2 }))).toEqual({ error: 'eval_conflict_error' });
       expect(first(agree, fromJS({ x: 1 }))).toEqual({ value: 'a' });
       expect(first(outer, fromJS({ x: 1 }))).toEqual({ value: 1 });
+    }
+  });
+
+  it('give the same results after a memo without hits is dropped', () => {
+    const text = `package p
+
+# Not a leaf (a comprehension): memoized until judged.
+twice(x) := [y | some y in [x, x]]
+firsts := [twice(x)[0] | some x in numbers.range(1, ${MEMO_TRIAL + 10})]
+repeats := [twice(x)[1] | some x in [3, 3, 4, 3]]
+`;
+    const p = compile([{ file: 'p.rego', text }]);
+    const data = fromJS({});
+    const firsts = p.prepareDecision(['p', 'firsts']);
+    const repeats = p.prepareDecision(['p', 'repeats']);
+    const want = Array.from({ length: MEMO_TRIAL + 10 }, (_, i) => i + 1);
+    for (let round = 0; round < 3; round++) {
+      expect(toJS(firsts({ data })!)).toEqual(want);
+      expect(toJS(repeats({ data })!)).toEqual([3, 3, 4, 3]);
+    }
+    const memoSlots = (p.program as unknown as { memoSlots: number[] }).memoSlots;
+    expect(memoSlots[p.ir.groups.findIndex((g) => g.path.join('.') === 'p.twice')]).toBe(-1);
+  });
+
+  it('keep memoizing in a policy that prints: a defined call prints once', () => {
+    const text = `package p
+
+big(x) := x if {
+	print("big", x)
+	x > 5
+}
+
+r := [y | some y in array.concat(numbers.range(1, ${MEMO_TRIAL + 10}), [9, 9]); big(y)]
+`;
+    const decide = compile([{ file: 'p.rego', text }]).prepareDecision(['p', 'r']);
+    for (let round = 0; round < 2; round++) {
+      const lines: string[] = [];
+      decide({ data: fromJS({}), print: (m: string) => lines.push(m) });
+      expect(lines.filter((l) => l.endsWith('big 9'))).toHaveLength(1);
+      expect(lines).toHaveLength(MEMO_TRIAL + 10);
     }
   });
 });
