@@ -89,6 +89,9 @@ export class Emitter extends ExprEmitter {
 
   /**
    * Emit twice when a read of input or data occurs more than once (ExprEmitter.reads):
+   * only for group tests (a decision's definitions, which repeat reads across bodies and
+   * rules inlined into them); emitting every rule body twice made compiling the ACI
+   * policy about 1.7× slower.
    * first counting the reads, then with the repeated ones kept in function-level
    * variables (`let x0, …;`, see readDecls). Once when nothing repeats.
    */
@@ -146,10 +149,6 @@ export class Emitter extends ExprEmitter {
   }
 
   private source(block: Block, value?: Expr | 'exists', params?: Pattern[]): Code {
-    return this.withReuse(() => this.sourceOnce(block, value, params));
-  }
-
-  private sourceOnce(block: Block, value?: Expr | 'exists', params?: Pattern[]): Code {
     this.names = new Names();
     this.loops = 0;
     this.usedSlots = new Set();
@@ -165,7 +164,7 @@ export class Emitter extends ExprEmitter {
       return join([...pre, _`if (sink(${v}, f, c)) return true;`]);
     };
     const body = this.withSlots(join([head, this.block(block, 0, top, success, true)]));
-    const decls = join([this.slotDecls(), this.readDecls()]);
+    const decls = this.slotDecls();
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
   }
 
