@@ -14,7 +14,7 @@ import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
 import { hasPrint } from './emit-inline.js';
 import { countScanSites, functionConstants, leafFunctions } from './ir-facts.js';
-import { memoLookup, memoStore, type FnMemo } from './program-memo.js';
+import { FunctionMemos } from './program-memo.js';
 import { MAX_CALL_DEPTH, NO_FRAME, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
 export type { Backend } from './rule-compiler.js';
@@ -27,11 +27,7 @@ export class Program extends RuleCompiler implements ProgramOps {
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.scanSites = countScanSites(ir);
     this.leaf = leafFunctions(ir);
-    let slots = 0;
-    this.memoSlots = ir.groups.map((g, id) => (g.kind === 'function' && (this.prints || !this.leaf[id]) ? slots++ : -1));
-    this.memoCount = slots;
-    this.memoCalls = new Uint32Array(slots);
-    this.memoHits = new Uint32Array(slots);
+    this.memos = new FunctionMemos(ir, this.leaf, this.prints, rt.NO_VALUE, (id, args, c) => this.evalFunction(id, args, c));
     this.fnConstants = functionConstants(ir, rt.equal);
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
     const equal = rt.equal;
@@ -52,25 +48,8 @@ export class Program extends RuleCompiler implements ProgramOps {
   /** Per group: a function cheaper to run again than to look up (leafFunctions). */
   private readonly leaf: boolean[];
 
-  /**
-   * Per group: its entry in a context's function memos (program-memo.ts), or -1 when
-   * callFunction does not memoize it: a leaf function when the policy has no `print`
-   * (without print a memo is not observable: nondeterministic builtins keep their own
-   * per-query cache).
-   */
-  private readonly memoSlots: number[];
-  /** How many functions are memoized (the size of a context's memo table). */
-  private readonly memoCount: number;
-  /**
-   * Per memo slot, over every evaluation of this policy: calls and memo hits. A
-   * function whose first MEMO_TRIAL calls never found a result in the memo is not
-   * memoized from then on when the policy has no `print` (the memo is not observable
-   * then): ACI's functions run once per evaluation or with a new argument list every
-   * time, where the memo table, lookup and store only cost; gatekeeper's
-   * containerlimits hits it about 50 times per decision and keeps it.
-   */
-  private readonly memoCalls: Uint32Array;
-  private readonly memoHits: Uint32Array;
+  /** Memoized function results (program-memo.ts). */
+  private readonly memos: FunctionMemos;
 
   /** Per function group: the constant all its definitions produce, if they do (functionConstants). */
   private readonly fnConstants: (Value | undefined)[];
@@ -78,10 +57,9 @@ export class Program extends RuleCompiler implements ProgramOps {
   /** Per function group: its name as `with` mocks name it (made on first use under a mock). */
   private readonly fnNames: (string | undefined)[] = [];
 
-  // The state of the innermost single() in progress, which its one sink (`solution`,
-  // made once, not per definition and call) writes: single() saves the caller's state
-  // and restores it when done, so calls nested in a body (a function calling itself or
-  // another function) each have their own.
+  // The state of the innermost single() in progress, written by its one sink (`solution`,
+  // made once, not per definition and call); single() saves and restores its caller's,
+  // so calls nested in a body (functions calling functions) each have their own.
   /** The definition being run. */
   private solving: CompiledDef | undefined = undefined;
   /** Whether it produced a solution. */
@@ -315,36 +293,10 @@ export class Program extends RuleCompiler implements ProgramOps {
       const name = (this.fnNames[id] ??= dataRefText(this.ir.groups[id]!.path));
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
-    // OPA memoizes function outputs per evaluation: here from a function's second call
-    // in this context (program-memo.ts). A policy that prints memoizes from the first
-    // call, so a defined call prints once, as in OPA.
-    const slot = this.memoSlots[id]!;
-    if (slot < 0) return this.evalFunction(id, args, c);
-    if (++this.memoCalls[slot] === MEMO_TRIAL && this.memoHits[slot] === 0 && !this.prints) this.memoSlots[id] = -1;
-    const table = c.fnMemos(this.memoCount);
-    let m = table[slot] as FnMemo | null | undefined;
-    if (m === undefined) {
-      if (!this.prints) {
-        table[slot] = null;
-        return this.evalFunction(id, args, c);
-      }
-      m = table[slot] = [];
-    } else if (m === null) m = table[slot] = [];
-    else {
-      const hit = memoLookup(m, args);
-      if (hit !== undefined) {
-        this.memoHits[slot]++;
-        return hit === this.rt.NO_VALUE ? undefined : (hit as Value);
-      }
-    }
-    const v = this.evalFunction(id, args, c);
-    // OPA keeps only defined results, so an undefined call runs (and prints) again.
-    // Without any `print` in the policy that is not observable: keep undefined too.
-    if (v === undefined && this.prints) return v;
-    // The table entry again: the call may have replaced a small memo by a Map.
-    const now = table[slot] as FnMemo;
-    table[slot] = memoStore(now, args, v === undefined ? this.rt.NO_VALUE : v);
-    return v;
+    // OPA memoizes function outputs per evaluation (program-memo.ts); a function cheaper
+    // to run again than to look up is not memoized.
+    if (this.memos.slots[id]! < 0) return this.evalFunction(id, args, c);
+    return this.memos.call(id, args, c);
   }
 
   private evalFunction(id: number, args: Value[], c: EvalContext): Value | undefined {
@@ -433,9 +385,6 @@ export class Program extends RuleCompiler implements ProgramOps {
 }
 
 const IN_PROGRESS = Symbol('in-progress');
-
-/** Calls of a memoized function after which callFunction judges its memo (see Program.memoCalls). */
-export const MEMO_TRIAL = 1024;
 
 /** The sink of a test for any solution: stop at the first. */
 const STOP = (): boolean => true;

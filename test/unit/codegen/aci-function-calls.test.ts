@@ -8,12 +8,12 @@
 // them, an error inside a nested call leaves the next evaluation clean, and `with` mocks,
 // else chains and memoized repeats still agree with the closure back end and the
 // reference interpreter. A memo that found nothing in its first MEMO_TRIAL calls is
-// dropped (Program.memoCalls) only in a policy without `print`: results stay the same
+// dropped (FunctionMemos in compiler/codegen/js/program-memo.ts) only in a policy without `print`: results stay the same
 // after it, and a printing policy still prints a defined call once.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
 import { prepareInterpreted } from '../../../compiler/interp/index.js';
-import { MEMO_TRIAL } from '../../../compiler/codegen/js/program.js';
+import { MEMO_TRIAL } from '../../../compiler/codegen/js/program-memo.js';
 import { fromJS, toJS, type Value } from '../../../runtime/index.js';
 
 const POLICY = `package p
@@ -168,7 +168,7 @@ repeats := [twice(x)[1] | some x in [3, 3, 4, 3]]
       expect(toJS(firsts({ data })!)).toEqual(want);
       expect(toJS(repeats({ data })!)).toEqual([3, 3, 4, 3]);
     }
-    const memoSlots = (p.program as unknown as { memoSlots: number[] }).memoSlots;
+    const memoSlots = (p.program as unknown as { memos: { slots: number[] } }).memos.slots;
     expect(memoSlots[p.ir.groups.findIndex((g) => g.path.join('.') === 'p.twice')]).toBe(-1);
   });
 
