@@ -5,18 +5,23 @@
 // measured in interleaved rounds (empty route, then each Regent variant, round
 // after round), so a change in the machine's load hits every side alike; each
 // variant's ratio is the median of its per-round ratios against the empty route of
-// the same round (the range is printed too). Under load from other processes the
-// throughput ratio swings; the process's CPU time per request (server and the
-// autocannon client thread, which costs every side alike) is steadier, and its
-// ratio (empty route's CPU per request ÷ the variant's) is printed as `cpu`.
+// the same round (the range is printed too). Each round starts one server later in
+// the list than the last (the order rotates), so no variant is always measured right
+// after the same one (a build measured second after another came out up to 20%
+// cheaper than the same build measured first, at load average 10). Under load from
+// other processes the throughput ratio swings; the process's CPU time per request
+// (server and the autocannon client thread, which costs every side alike) is
+// steadier, and its ratio (empty route's CPU per request ÷ the variant's) is printed
+// as `cpu`.
 // The server runs the compiled build in dist/ (what `regent run --server` runs;
 // rebuilt first when a source is newer), or the sources through tsx with
 // REGENT_BENCH_SOURCES=1 (tsx adds a naming helper call to every closure, which
 // costs the request path a few percent).
 // Run: npm run bench:server  (REGENT_BENCH_SECONDS per round, REGENT_BENCH_ROUNDS,
-// REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS;
-// REGENT_BENCH_DIST=<dir> runs another build; REGENT_BENCH_BEFORE=<dir> adds the same
-// variants from a second build (an older commit's) to the same interleaved rounds).
+// REGENT_BENCH_CONNECTIONS, REGENT_BENCH_WORKERS, REGENT_BENCH_LOG_WORKERS, `none` for
+// no decision-log variant; REGENT_BENCH_DIST=<dir> runs another build;
+// REGENT_BENCH_BEFORE=<dir> adds the same variants from a second build (an older
+// commit's) to the same interleaved rounds).
 // REGENT_BENCH_PROCESS=1 runs every server (the empty route too) in a child process of
 // its own and reports that process's CPU per request, without the client's: under a
 // heavy machine load, where throughput ratios swing by ±0.5 between rounds, this is the
@@ -34,7 +39,8 @@ const seconds = Number(process.env.REGENT_BENCH_SECONDS ?? 2);
 const rounds = Number(process.env.REGENT_BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.REGENT_BENCH_CONNECTIONS ?? 10);
 const workerCounts = (process.env.REGENT_BENCH_WORKERS ?? '0,1').split(',').map(Number);
-const logWorkerCounts = (process.env.REGENT_BENCH_LOG_WORKERS ?? String(workerCounts[0] ?? 0)).split(',').map(Number);
+const logWorkersText = process.env.REGENT_BENCH_LOG_WORKERS ?? String(workerCounts[0] ?? 0);
+const logWorkerCounts = logWorkersText === 'none' ? [] : logWorkersText.split(',').map(Number);
 const body = JSON.stringify({ input: { user: 'bob', action: 'update', type: 'finance' } });
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 
@@ -193,7 +199,8 @@ async function main(): Promise<void> {
   for (const spec of specs) targets.push(await start(spec));
   try {
     for (const t of [baseline, ...targets]) await measure(t, 1, false); // warm-up
-    for (let r = 0; r < rounds; r++) for (const t of [baseline, ...targets]) await measure(t, seconds);
+    const all = [baseline, ...targets];
+    for (let r = 0; r < rounds; r++) for (let i = 0; i < all.length; i++) await measure(all[(r + i) % all.length]!, seconds);
   } finally {
     for (const t of [baseline, ...targets]) await stop(t);
     await sink.close();
