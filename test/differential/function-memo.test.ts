@@ -1,5 +1,5 @@
 // User-function results are memoized per evaluation context (compiler/codegen/js/
-// program.ts callFunction, runtime/eval/context.ts fnResults), as OPA memoizes function
+// program.ts callFunction, runtime/eval/context.ts fnMemos), as OPA memoizes function
 // outputs: a second call with the same arguments reuses the first result. The memo
 // must not leak across `with` (input, data, function mocks), must tell apart
 // arguments that differ (composites by identity, 1 and "1"), and remember undefined
