@@ -8,6 +8,7 @@ import type { Location } from '../../source/location.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { ClosureCompiler } from './closures.js';
 import type { E } from './types.js';
+import type { InlineFunction } from './emit-inline-call.js';
 import { _, Code, join, Name, Names } from './code.js';
 
 export class Unsupported extends Error {}
@@ -44,6 +45,8 @@ export interface EmitOptions {
   inlineSet?(id: number): readonly { body: Block; value: Expr }[] | undefined;
   /** A complete rule's definitions when a test of it may run them in place (program.ts). */
   inlineTest?(id: number): readonly { body: Block }[] | undefined;
+  /** A function's definitions when its calls may run in place (emit-inline-call.ts, rule-compiler.ts). */
+  inlineFunction?(id: number): InlineFunction | undefined;
 }
 
 // A string equals only an identical string, so string comparisons skip the call.
@@ -86,6 +89,9 @@ export abstract class ExprEmitter {
   /** Loops enclosing the statement being emitted. */
   /** @internal (emit-inline.ts) */
   loops = 0;
+  /** In-place function calls (emit-inline-call.ts) enclosing the code being emitted. */
+  /** @internal (emit-inline-call.ts) */
+  fnDepth = 0;
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
   usedLocals = false;
   /**
@@ -203,6 +209,8 @@ export abstract class ExprEmitter {
       }
       case 'callfn': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
+        const inlined = this.inlineCall(e, args, fail, pre);
+        if (inlined !== undefined) return inlined;
         return this.checked(_`ops.callFunction(${this.k(e.group)}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
       }
       case 'array': {
@@ -340,6 +348,9 @@ export abstract class ExprEmitter {
 
   /** Array comprehensions being emitted: inside one, sets are enumerated in order. */
   protected orderedDepth = 0;
+
+  /** A function call run in place (emit-inline-call.ts via emit.ts), or undefined. */
+  protected abstract inlineCall(call: Expr & { k: 'callfn' }, args: Code[], fail: Name, pre: Code[]): Code | undefined;
 
   /** Statements i.. of a block, then `success` (emit.ts). */
   abstract block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code;

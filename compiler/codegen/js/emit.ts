@@ -8,11 +8,13 @@
 // expressions this emitter does not handle are closures in CL. A body with a
 // statement it does not handle (`with`) throws Unsupported: the caller then uses
 // the closure back end for that body. Some rules run in place in their consumer
-// (a leading loop over a small set rule, a test of a constant rule): emit-inline.ts.
+// (a leading loop over a small set rule, a test of a constant rule): emit-inline.ts;
+// so do calls of small one-constant leaf functions: emit-inline-call.ts.
 // Expressions, patterns and the emitter's state are in emit-exprs.ts.
 import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
 import { _, Code, join, Name, Names } from './code.js';
 import { inlineSet, inlineTest } from './emit-inline.js';
+import { inlineCall } from './emit-inline-call.js';
 import { ExprEmitter, NeedsFrame, Unsupported } from './emit-exprs.js';
 
 export { internalize, Unsupported, type EmitOptions, type EmitTables } from './emit-exprs.js';
@@ -166,6 +168,10 @@ export class Emitter extends ExprEmitter {
     const body = this.withSlots(join([head, this.block(block, 0, top, success, true)]));
     const decls = this.slotDecls();
     return _`${PRELUDE}\nreturn function (f, c, sink) {\nconst plain = c.fnOverrides === undefined;\n${decls}\n${top}: {\n${body}\n}\nreturn false;\n};`;
+  }
+
+  protected inlineCall(call: Expr & { k: 'callfn' }, args: Code[], fail: Name, pre: Code[]): Code | undefined {
+    return inlineCall(this, call, args, fail, pre);
   }
 
   /** Statements i.. of a block, then `success`. `fail` is the label that abandons this path. */

@@ -15,6 +15,7 @@ import { Emitter, Unsupported, type EmitTables } from './emit.js';
 import { NeedsFrame, propKey } from './emit-exprs.js';
 import { Code } from './code.js';
 import { inlinableSet, inlinableTest } from './emit-inline.js';
+import { inlinableFunctions, type InlineFunction } from './emit-inline-call.js';
 import { indexBuckets, indexedDecision, testInOrder, inputPath, inputReader, type Bucket } from './index-decision.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
@@ -205,7 +206,7 @@ export abstract class RuleCompiler {
   }
 
   private emitter(tables: EmitTables, ordered: boolean, generators: boolean): Emitter {
-    return new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test });
+    return new Emitter(tables, this.cc, { ordered, generators, isSetGroup: (id) => this.isSetGroup(id), inlineSet: (id) => this.inlinable(id).set, inlineTest: (id) => this.inlinable(id).test, inlineFunction: (id) => this.inlineFunctions()[id] });
   }
 
   /** The generated function of `text` bound to its tables. */
@@ -352,6 +353,13 @@ export abstract class RuleCompiler {
         sink = saved;
       }
     };
+  }
+
+  /** Per group: the function's in-place form for emit-inline-call.ts (computed on first use). */
+  private inlineFns: (InlineFunction | undefined)[] | undefined;
+
+  private inlineFunctions(): (InlineFunction | undefined)[] {
+    return (this.inlineFns ??= inlinableFunctions(this.ir, this.rt.equal));
   }
 
   /** Per group: whether emit-inline.ts may inline it (computed once). */
