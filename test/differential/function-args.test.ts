@@ -72,7 +72,11 @@ describe('functions called with their argument list', () => {
     rows(js.prepare('data.p.results'), input, data);
     const defs = (js.program as unknown as { defs: { runArgs?: unknown }[][] }).defs;
     const group = (name: string) => js.ir.groups.findIndex((g) => g.path.join('.') === `p.${name}`);
-    for (const name of ['kind', 'pair', 'named', 'same', 'sign', 'twice']) expect(String(defs[group(name)]![0]!.runArgs), name).toMatch(/^function \(f, c, sink\)/);
+    // `same(x, x) := true` is a small one-constant leaf function: its calls run in place
+    // (compiler/codegen/js/emit-inline-call.ts, test/unit/codegen/inline-functions.test.ts),
+    // so its argument-list body is never generated (it stays the lazy stub).
+    expect(String(defs[group('same')]![0]!.runArgs)).not.toMatch(/^function \(f, c, sink\)/);
+    for (const name of ['kind', 'pair', 'named', 'sign', 'twice']) expect(String(defs[group(name)]![0]!.runArgs), name).toMatch(/^function \(f, c, sink\)/);
   });
 
   for (const rule of ['results', 'mismatch', 'miss', 'conflict', 'one']) {
