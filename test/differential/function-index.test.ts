@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
-import { fromJS, parseJSON, toJS, type Value } from '../../runtime/index.js';
+import { outcome } from '../unit/codegen/three-way.js';
+import { fromJS, parseJSON, type Value } from '../../runtime/index.js';
 
 const POLICY = `package p
 
@@ -57,16 +58,6 @@ const INPUTS: unknown[] = [
 ];
 const QUERIES = ['r_mult', 'r_two', 'r_chain', 'r_clash', 'r_mocked', 'r_mock_fn', 'r_not'];
 
-type Outcome = { value: unknown } | { error: string };
-
-function outcome(run: () => Value | undefined): Outcome {
-  try {
-    const v = run();
-    return { value: v === undefined ? undefined : toJS(v) };
-  } catch (e) {
-    return { error: (e as { code?: string }).code ?? String(e) };
-  }
-}
 
 describe('function index lookups', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);

@@ -13,6 +13,7 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
 import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { outcome } from './three-way.js';
 import { MEMO_TRIAL } from '../../../compiler/codegen/js/program-memo.js';
 import { fromJS, toJS, type Value } from '../../../runtime/index.js';
 
@@ -88,17 +89,7 @@ const INPUTS: unknown[] = [{ x: 0 }, { x: 1 }, { x: 2 }, { x: 3 }, { x: 6 }, { x
 
 const QUERIES = ['r_clash', 'r_agree', 'r_differ', 'r_outer', 'r_ok', 'r_checks', 'r_both', 'r_deep', 'tiers', 'mocked', 'mock_ok'];
 
-type Outcome = { value: unknown } | { error: string };
 type Prepared = { eval: (o: { input?: Value; data: Value }) => { expressions: { value: Value }[] }[] };
-
-function outcome(run: () => Value | undefined): Outcome {
-  try {
-    const v = run();
-    return { value: v === undefined ? undefined : toJS(v) };
-  } catch (e) {
-    return { error: (e as { code?: string }).code ?? String(e) };
-  }
-}
 
 describe('user-function calls (one reusable sink per call, early exit for constant functions)', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);

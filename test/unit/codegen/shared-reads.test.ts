@@ -7,7 +7,7 @@
 // again, and a long loop in such a function must still stop at the deadline.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
-import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { agreeingValues } from './three-way.js';
 import { EvalError, fromJS, RSet, toJS, type Value } from '../../../runtime/index.js';
 
 const POLICY = `package q
@@ -104,13 +104,7 @@ describe('shared reads of input and data', () => {
   for (const input of INPUTS) {
     it(`agree for ${JSON.stringify(input)}`, () => {
       const i = fromJS(input);
-      for (const q of QUERIES) {
-        const a = js.prepare(q).eval({ input: i, data }).map((r) => toJS(r.expressions[0]!.value));
-        const b = closures.prepare(q).eval({ input: i, data }).map((r) => toJS(r.expressions[0]!.value));
-        const c = prepareInterpreted(js, q).eval({ input: i, data }).map((r) => toJS(r.expressions[0]!.value));
-        expect(a, q).toEqual(b);
-        expect(a, q).toEqual(c);
-      }
+      for (const q of QUERIES) agreeingValues(js, closures, q, i, data);
       for (const rule of ['allow', 'via_set', 'mocked', 'slow']) {
         const a = js.prepareDecision(['q', rule])({ input: i, data });
         const b = closures.prepareDecision(['q', rule])({ input: i, data });
