@@ -16,7 +16,6 @@ import type { Value } from '../../../runtime/value/value.js';
 import { _, Code, join, type Name } from './code.js';
 import { hasPrint } from './emit-inline.js';
 import { NeedsFrame, Unsupported, type ExprEmitter } from './emit-exprs.js';
-import { functionConstants, leafFunctions } from './ir-facts.js';
 
 /** A function whose calls may run in place: its definitions, their constant, its default. */
 export interface InlineFunction {
@@ -58,10 +57,11 @@ function inlinable(g: RuleGroup, leaf: boolean, value: Value | undefined): Inlin
   return { defs: g.defs, value, default: g.default };
 }
 
-/** Per group: the function's in-place form when its calls may run in place, else undefined. */
-export function inlinableFunctions(ir: PolicyIR, equal: (a: Value, b: Value) => boolean): (InlineFunction | undefined)[] {
-  const leaf = leafFunctions(ir);
-  const constants = functionConstants(ir, equal);
+/**
+ * Per group: the function's in-place form when its calls may run in place, else
+ * undefined, from the policy's ir-facts.ts facts (leafFunctions, functionConstants).
+ */
+export function inlinableFunctions(ir: PolicyIR, leaf: boolean[], constants: (Value | undefined)[]): (InlineFunction | undefined)[] {
   return ir.groups.map((g, id) => inlinable(g, leaf[id]!, constants[id]));
 }
 

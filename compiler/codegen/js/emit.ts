@@ -91,11 +91,11 @@ export class Emitter extends ExprEmitter {
 
   /**
    * Emit twice when a read of input or data occurs more than once (ExprEmitter.reads):
-   * only for group tests (a decision's definitions, which repeat reads across bodies and
-   * rules inlined into them); emitting every rule body twice made compiling the ACI
-   * policy about 1.7× slower.
    * first counting the reads, then with the repeated ones kept in function-level
-   * variables (`let x0, …;`, see readDecls). Once when nothing repeats.
+   * variables (`let x0, …;`, see readDecls); once when nothing repeats. Only for group
+   * tests (a decision's definitions, which repeat reads across bodies and rules inlined
+   * into them): emitting every rule body twice made compiling the ACI policy about 1.7×
+   * slower.
    */
   private withReuse(emit: () => Code): Code {
     const mark = { K: this.tables.K.length, CL: this.tables.CL.length, B: this.tables.B.length };

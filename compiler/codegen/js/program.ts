@@ -13,7 +13,7 @@ import { DocumentTree, NOT_OVERRIDDEN } from '../../ir/documents.js';
 import type { P, Slots } from './types.js';
 import { dataRefText } from '../../../runtime/value/format.js';
 import { hasPrint } from './emit-inline.js';
-import { countScanSites, functionConstants, leafFunctions } from './ir-facts.js';
+import { countScanSites } from './ir-facts.js';
 import { FunctionMemos } from './program-memo.js';
 import { MAX_CALL_DEPTH, NO_FRAME, RuleCompiler, type Backend, type CompiledDef } from './rule-compiler.js';
 
@@ -26,9 +26,9 @@ export class Program extends RuleCompiler implements ProgramOps {
     super(ir, rt, backend);
     this.prints = ir.groups.some((g) => hasPrint(g.defs));
     this.scanSites = countScanSites(ir);
-    this.leaf = leafFunctions(ir);
+    this.leaf = this.functionFacts().leaf;
     this.memos = new FunctionMemos(ir, this.leaf, this.prints, rt.NO_VALUE, (id, args, c) => this.evalFunction(id, args, c));
-    this.fnConstants = functionConstants(ir, rt.equal);
+    this.fnConstants = this.functionFacts().constants;
     this.docs = new DocumentTree(ir, rt, (id, c) => this.evalGroup(id, c));
     const equal = rt.equal;
     const EvalError = rt.EvalError;
@@ -305,7 +305,7 @@ export class Program extends RuleCompiler implements ProgramOps {
       const defs = this.functionCandidates(id, args);
       const k = this.fnConstants[id];
       const v = k === undefined ? this.single(defs, c, args, FUNCTION_CONFLICT) : this.anySolution(defs, args, c) ? k : undefined;
-      return v === undefined ? this.ir.groups[id]!.default : v;
+      return orDefault(v, this.ir.groups[id]!.default);
     } finally {
       this.depth--;
     }

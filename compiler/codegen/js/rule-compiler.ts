@@ -16,6 +16,7 @@ import { NeedsFrame, propKey } from './emit-exprs.js';
 import { Code } from './code.js';
 import { inlinableSet, inlinableTest } from './emit-inline.js';
 import { inlinableFunctions, type InlineFunction } from './emit-inline-call.js';
+import { functionConstants, leafFunctions } from './ir-facts.js';
 import { indexBuckets, indexedDecision, testInOrder, inputPath, inputReader, type Bucket } from './index-decision.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
@@ -355,11 +356,24 @@ export abstract class RuleCompiler {
     };
   }
 
+  /** See functionFacts. */
+  private fnFacts: { leaf: boolean[]; constants: (Value | undefined)[] } | undefined;
+
+  /**
+   * Per group, from ir-facts.ts: whether a function is a leaf (leafFunctions) and the
+   * constant all its definitions produce (functionConstants). Computed once, on first
+   * use: the constructor already emits code that asks for them.
+   */
+  protected functionFacts(): { leaf: boolean[]; constants: (Value | undefined)[] } {
+    return (this.fnFacts ??= { leaf: leafFunctions(this.ir), constants: functionConstants(this.ir, this.rt.equal) });
+  }
+
   /** Per group: the function's in-place form for emit-inline-call.ts (computed on first use). */
   private inlineFns: (InlineFunction | undefined)[] | undefined;
 
   private inlineFunctions(): (InlineFunction | undefined)[] {
-    return (this.inlineFns ??= inlinableFunctions(this.ir, this.rt.equal));
+    const facts = this.functionFacts();
+    return (this.inlineFns ??= inlinableFunctions(this.ir, facts.leaf, facts.constants));
   }
 
   /** Per group: whether emit-inline.ts may inline it (computed once). */
