@@ -260,6 +260,16 @@ export class DecisionLogger {
     const events = this.buffer;
     this.buffer = new EventStore();
     if (events.length === 0) return true;
+    try {
+      return await this.uploadChunks(events);
+    } finally {
+      // Sent, or copied back into the buffer as strings: its blocks are free.
+      events.release();
+    }
+  }
+
+  /** Upload `events` in gzip chunks; on a failure, requeue the unsent ones. */
+  private async uploadChunks(events: EventStore): Promise<boolean> {
     const { chunks, dropped } = await encodeChunks(events, this.config.uploadSizeLimitBytes);
     this.counters.dropped_upload_size_limit_exceeded += dropped;
     for (let i = 0; i < chunks.length; i++) {
@@ -275,7 +285,9 @@ export class DecisionLogger {
       } catch (e) {
         // Requeue the unsent events (in order, before anything logged meanwhile).
         const unsent = chunks.slice(i).flatMap((x) => events.strings(x.lo, x.hi));
-        this.buffer = EventStore.of([...unsent, ...this.buffer.strings()]);
+        const meanwhile = this.buffer;
+        this.buffer = EventStore.of([...unsent, ...meanwhile.strings()]);
+        meanwhile.release();
         this.enforceLimits();
         this.setStatus({ code: 'decision_logs_error', message: messageOf(e), ...(e instanceof HTTPStatusError ? { http_code: e.statusCode } : {}) });
         this.logger.error({ plugin: 'decision_logs', err: messageOf(e) }, 'Log upload failed.');
@@ -316,8 +328,10 @@ export class DecisionLogger {
   }
 
   private async uploadOnce(signal: AbortSignal): Promise<void> {
-    const { chunks } = await encodeChunks(this.buffer, this.config.uploadSizeLimitBytes);
+    const events = this.buffer;
+    const { chunks } = await encodeChunks(events, this.config.uploadSizeLimitBytes);
     this.buffer = new EventStore();
+    events.release();
     for (const c of chunks) {
       await this.client!.request('POST', this.config.resource, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: c.body, signal }).catch(() => undefined);
     }

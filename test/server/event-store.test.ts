@@ -54,4 +54,21 @@ describe('EventStore', () => {
     store.push('{"new":true}');
     expect(store.join(store.length - 2, store.length).toString('utf8')).toBe(expected([...rest, '{"new":true}'], rest.length - 1, rest.length + 1));
   });
+
+  it('reuses the blocks of a released store without mixing their events', () => {
+    const first = EventStore.of(events(2000));
+    const second = EventStore.of(['{"kept":1}']);
+    first.release();
+    expect(first.length).toBe(0);
+    expect(first.bytes).toBe(0);
+    expect(first.join(0, 0).toString('utf8')).toBe('[]');
+    // New stores take the released blocks: their bytes overwrite the old events.
+    const list = events(1500);
+    const third = EventStore.of(list);
+    expect(third.join(0, third.length).toString('utf8')).toBe(expected(list, 0, list.length));
+    expect(second.join(0, 1).toString('utf8')).toBe('[{"kept":1}]');
+    // A released store can be used again from empty.
+    first.push('{"again":true}');
+    expect(first.strings()).toEqual(['{"again":true}']);
+  });
 });
