@@ -61,6 +61,7 @@ if (runs('rbac')) {
   rows.push(
     { workload: 'rbac allow, decision (in process)', baseline: 'hand-written JS', value: rbac.regentNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.ratio, target: '≤ 1.5x' },
     { workload: 'rbac allow, ad-hoc query (in process)', baseline: 'hand-written JS', value: rbac.queryNs, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.queryRatio, target: '—' },
+    { workload: 'rbac allow, 64 decisions per timed call', baseline: 'hand-written JS', value: rbac.batchNs, unit: 'ns/decision', baselineValue: rbac.batchBaselineNs, ratio: rbac.batchRatio, target: '—' },
   );
   if ('ns' in rbac.wasm) rows.push({ workload: 'rbac allow, Wasm', baseline: 'hand-written JS', value: rbac.wasm.ns, unit: 'ns/decision', baselineValue: rbac.baselineNs, ratio: rbac.wasm.ratio, target: '—' });
   else log(`rbac: no Wasm row (${rbac.wasm.skipped})`);
