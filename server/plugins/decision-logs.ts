@@ -259,7 +259,11 @@ export class DecisionLogger {
   private async upload(): Promise<boolean> {
     const events = this.buffer;
     this.buffer = new EventStore();
-    if (events.length === 0) return true;
+    if (events.length === 0) {
+      // An idle interval: its (empty) release trims the block pool to its minimum.
+      events.release();
+      return true;
+    }
     try {
       return await this.uploadChunks(events);
     } finally {

@@ -7,7 +7,7 @@
 // the rare paths (requeue after a failed upload); uploads join ranges of bytes.
 // Each event is followed by a comma in its block, so the events of one block are
 // one contiguous slice of an upload's JSON array: a chunk is a copy per block.
-// Blocks of a store that was uploaded (or dropped) go back to a small pool: a fresh
+// Blocks of a store that was uploaded (or dropped) go back to a pool: a fresh
 // 256 KB block is new memory from the system, and the page faults of its first writes
 // cost about as much per event as building the event's JSON.
 
@@ -54,6 +54,11 @@ export class EventStore {
     const s = new EventStore();
     for (const e of events) s.push(e);
     return s;
+  }
+
+  /** Blocks waiting in the pool for reuse (for tests and diagnostics). */
+  static pooledBlocks(): number {
+    return pool.length;
   }
 
   get length(): number {

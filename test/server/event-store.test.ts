@@ -71,4 +71,21 @@ describe('EventStore', () => {
     first.push('{"again":true}');
     expect(first.strings()).toEqual(['{"again":true}']);
   });
+
+  it('keeps about as many pooled blocks as the last released store held, and trims when idle', () => {
+    // About 40 blocks of 256 KB: events of ~10 KB.
+    const big = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i, pad: 'z'.repeat(10_000) }));
+    const a = EventStore.of(big);
+    a.release();
+    const held = EventStore.pooledBlocks();
+    expect(held).toBeGreaterThanOrEqual(30);
+    // The next store of the same size allocates nothing new: it empties the pool.
+    const b = EventStore.of(big);
+    expect(EventStore.pooledBlocks()).toBeLessThan(held);
+    b.release();
+    expect(EventStore.pooledBlocks()).toBe(held);
+    // An idle interval releases an empty store: the pool shrinks to its minimum (16).
+    new EventStore().release();
+    expect(EventStore.pooledBlocks()).toBe(16);
+  });
 });
