@@ -124,7 +124,10 @@ describe('dashboard in Chromium', () => {
   });
 
   it('creates a source and a bundle; the build succeeds and both engines serve it', async () => {
+    // A link changes the hash and the page renders after it: both pages have a `Name`
+    // field, so wait for the new page's title before filling one.
     await admin.getByRole('link', { name: 'Sources' }).click();
+    await admin.getByRole('heading', { level: 1, name: 'Sources', exact: true }).waitFor();
     await admin.getByLabel('Name', { exact: true }).fill('app-policy');
     await admin.locator('#source-file-path').fill('app/authz.rego');
     await admin.getByLabel('Policy text', { exact: true }).fill(POLICY);
@@ -133,6 +136,7 @@ describe('dashboard in Chromium', () => {
     await screenshot(admin, 'sources');
 
     await admin.getByRole('link', { name: 'Bundles' }).click();
+    await admin.getByRole('heading', { level: 1, name: 'Bundles', exact: true }).waitFor();
     await admin.getByLabel('Name', { exact: true }).fill('app');
     await admin.locator('#bundle-labels').fill('env=prod, team=payments');
     await admin.locator('#bundle-requirements').fill('app-policy');
@@ -178,7 +182,10 @@ describe('dashboard in Chromium', () => {
     await location.waitFor();
     // file:row:col, the column from the located errors the control plane stores beside the status record.
     const col = BROKEN.split('\n')[6]!.indexOf(')') + 1;
-    await until('the location with its column', async () => (await location.textContent()) === `app/authz.rego:7:${col}`, 30_000);
+    let shown: string | null = null;
+    await until('the location with its column', async () => (shown = await location.textContent()) === `app/authz.rego:7:${col}`, 30_000).catch((e: Error) => {
+      throw new Error(`${e.message} (the page shows ${JSON.stringify(shown)})`);
+    });
     await admin.locator('ul.locations li', { hasText: 'rego_parse_error' }).waitFor();
     console.log(`[browser] build error shown: ${(await admin.locator('pre.error-message').textContent())?.split('\n')[0]}`);
     await screenshot(admin, 'bundle-failed');

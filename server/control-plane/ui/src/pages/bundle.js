@@ -37,9 +37,11 @@ export function BundlePage({ name, access }) {
     }
   };
 
-  const latest = data?.history?.[0];
-  // The located errors belong to the latest record (both reads can straddle a build).
-  const located = data?.located && latest && data.located.revision === latest.revision && data.located.updated_at === latest.updated_at ? data.located.errors : undefined;
+  // The latest record and its located errors come from one read (the history list is
+  // a second read, which can straddle a build: its first row may be a record older or
+  // newer than the errors, and would hide their columns until a poll reads both alike).
+  const latest = data?.located ?? data?.history?.[0];
+  const located = data?.located?.errors;
   const sources = (data?.bundle?.requirements ?? []).map((r) => r.source).filter(Boolean);
   return html`<p class="small"><a href="#/bundles">← Bundles</a></p>
     <${PageTitle} title=${`Bundle ${name}`} />

@@ -49,10 +49,19 @@ function selectLine(textarea, line) {
 function FilesEditor({ source, canWrite, onSaved, file, line }) {
   const paths = Object.keys(source.files).sort();
   const [path, setPath] = useState(file && paths.includes(file) ? file : paths[0]);
-  const [text, setText] = useState('');
+  // The text is there from the first render (an effect would set it after the first
+  // paint, over anything typed in between), and is replaced only when another file is
+  // opened or the source is reloaded (after a save).
+  const fileText = (p) => (p && source.files[p] !== undefined ? base64ToText(source.files[p]) : '');
+  const [text, setText] = useState(() => fileText(path));
+  const shown = useRef({ path, source });
   const [msg, setMsg] = useState({});
   const textarea = useRef(null);
-  useEffect(() => setText(path && source.files[path] !== undefined ? base64ToText(source.files[path]) : ''), [path, source]);
+  useEffect(() => {
+    if (shown.current.path === path && shown.current.source === source) return;
+    shown.current = { path, source };
+    setText(fileText(path));
+  }, [path, source]);
   // Opened from a build error's location: select that row once the text is in.
   useEffect(() => {
     if (file === path && line && textarea.current && text) selectLine(textarea.current, line);
