@@ -259,15 +259,11 @@ export class DecisionLogger {
   private async upload(): Promise<boolean> {
     const events = this.buffer;
     this.buffer = new EventStore();
-    if (events.length === 0) {
-      // An idle interval: its (empty) release trims the block pool to its minimum.
-      events.release();
-      return true;
-    }
     try {
-      return await this.uploadChunks(events);
+      return events.length === 0 || (await this.uploadChunks(events));
     } finally {
-      // Sent, or copied back into the buffer as strings: its blocks are free.
+      // Sent, or copied back into the buffer as strings: its blocks are free. An idle
+      // interval's empty release trims the block pool to its minimum.
       events.release();
     }
   }
