@@ -11,6 +11,12 @@
 //     runner sorts those; it compares rows as a set, which is more lenient than
 //     this); ignore_generated_vars drops compiler-generated names;
 //   - no want_result and no expected error means "undefined": no rows.
+// A case whose query is `data.<path> = x` is also decided through the back end's
+// prepared decision for that path, three times (the case's input, another input, the
+// case's input again): the third answer must be the query's (x, undefined, or an
+// error when the query failed). The later decisions run in the context the earlier
+// ones released (EvalContext.release, compiler/policy.ts ContextKeeper), so this also
+// checks that nothing of one decision reaches the next.
 // Nothing thrown by the engine escapes: every failure becomes a `fail` result.
 // The evaluator is chosen through the Backend interface (compiler/backend.ts):
 // `js` (default), `closures` or `interp` here; `wasm` in run-wasm.ts (runCaseOn
@@ -53,7 +59,12 @@ interface Outcome {
   rows?: ResultRow[];
   error?: unknown;
   stage?: 'input' | 'compile' | 'prepare' | 'eval';
+  /** For a `data.<path> = x` query: the prepared decision's third answer (see the header). */
+  decision?: { value?: Value; error?: unknown };
 }
+
+/** `data.a.b = x` → ['a', 'b']. */
+const DECISION_QUERY = /^data((?:\.[A-Za-z_][A-Za-z0-9_]*)+) = x$/;
 
 /** One case on a JS-family back end (js, closures, interp), judged against the case's expectations. */
 export function runCase(c: LoadedCase, opts: RunOptions = {}): CaseResult {
@@ -64,7 +75,9 @@ export function runCase(c: LoadedCase, opts: RunOptions = {}): CaseResult {
   if (skipReason !== undefined) return { ...base, status: 'skip', reason: skipReason, ms: 0 };
   let verdict: Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'>;
   try {
-    verdict = judge(c, execute(c, opts.timeoutMs ?? 10_000, opts.backend ?? 'js'));
+    const out = execute(c, opts.timeoutMs ?? 10_000, opts.backend ?? 'js');
+    verdict = judge(c, out);
+    if (verdict.status === 'pass' && out.decision !== undefined) verdict = judgeDecision(out);
   } catch (e) {
     verdict = { status: 'fail', reason: `runner error: ${describe(e)}` };
   }
@@ -102,17 +115,48 @@ function execute(c: LoadedCase, timeoutMs: number, backendName: Exclude<BackendN
     stage = 'prepare';
     const prepared = backend.prepare(c.query);
     stage = 'eval';
-    const rows = prepared.eval({
-      ...(input !== undefined ? { input } : {}),
-      strictBuiltinErrors: c.strict_error === true,
-      deadline: Date.now() + timeoutMs,
-    });
-    return { rows };
+    let out: Outcome;
+    try {
+      const rows = prepared.eval({
+        ...(input !== undefined ? { input } : {}),
+        strictBuiltinErrors: c.strict_error === true,
+        deadline: Date.now() + timeoutMs,
+      });
+      out = { rows };
+    } catch (error) {
+      out = { error, stage };
+    }
+    const path = DECISION_QUERY.exec(c.query.trim())?.[1]?.slice(1).split('.');
+    if (path !== undefined) {
+      const decision = backend.prepareDecision(path);
+      const decide = (x: Value | undefined): { value?: Value; error?: unknown } => {
+        try {
+          return { value: decision.eval(x, undefined, c.strict_error === true, Date.now() + timeoutMs) };
+        } catch (error) {
+          return { error };
+        }
+      };
+      decide(input);
+      decide(fromJS({ another: 'input' }));
+      out.decision = decide(input);
+    }
+    return out;
   } catch (error) {
     return { error, stage };
   } finally {
     restoreEnv(saved);
   }
+}
+
+/** The query passed: its prepared decision's third answer must be the same (see the header). */
+function judgeDecision(out: Outcome): Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'> {
+  const d = out.decision!;
+  const fail = (actual: string): Omit<CaseResult, 'id' | 'folder' | 'file' | 'ms'> => ({ status: 'fail', reason: 'the prepared decision (third call, reused context) differs from the query', actual });
+  if (out.error !== undefined) return d.error !== undefined ? { status: 'pass' } : fail(`no error: ${d.value === undefined ? 'undefined' : toJSONText(d.value)}`);
+  if (d.error !== undefined) return fail(`error: ${describe(d.error)}`);
+  const x = out.rows?.[0]?.bindings.x;
+  if (x === undefined || d.value === undefined) return x === d.value ? { status: 'pass' } : fail(d.value === undefined ? 'undefined' : toJSONText(d.value));
+  return compare(x, d.value) === 0 ? { status: 'pass' } : fail(toJSONText(d.value));
 }
 
 /** Use the compiler's own converter when it exports one, else ours. */
