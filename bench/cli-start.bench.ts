@@ -3,11 +3,13 @@
 // measured in the same run. Each round starts every command once, in turn, so load
 // on the machine hits all of them alike; the report is each command's median wall
 // time and the median of its per-round ratios to `node -e 0` (target ≤ 3×).
-// bin/regent.js runs dist/ when it is current and the sources through tsx otherwise.
-// The benchmark measures dist/ (what `npm ci` builds): it rebuilds dist/ when a source
-// is newer, before the run and between rounds (others may be editing the checkout),
-// unless REGENT_BENCH_NO_BUILD=1, and says which one it measured.
+// bin/regent.js runs the single-file build (dist/bundle/, cli/build-bundle.mjs) when
+// it is current, else dist/, and the sources through tsx when dist/ is stale.
+// The benchmark measures the bundle (what `npm ci` builds): it rebuilds dist/ and the
+// bundle when a source is newer, before the run and between rounds (others may be
+// editing the checkout), unless REGENT_BENCH_NO_BUILD=1, and says which one it measured.
 import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distIsCurrent } from './dist-freshness.js';
@@ -24,8 +26,8 @@ export interface CliCommandResult {
 }
 
 export interface CliStartResult {
-  /** `dist` when bin/regent.js ran the compiled build, `tsx` when it ran the sources. */
-  mode: 'dist' | 'tsx';
+  /** What bin/regent.js ran: the single-file build, dist/, or the sources through tsx. */
+  mode: 'bundle' | 'dist' | 'tsx';
   nodeMs: number;
   commands: CliCommandResult[];
   rounds: number;
@@ -51,13 +53,22 @@ function timeProcess(argv: string[]): number {
   return ms;
 }
 
-/** Whether bin/regent.js will run dist/ (the same rule, computed here once). */
-const cliDistIsCurrent = (): boolean => distIsCurrent('cli/main.js', ['cli', 'compiler', 'runtime', 'server']);
+/** What bin/regent.js will run (the same rule, computed here). */
+function cliMode(): CliStartResult['mode'] {
+  if (!distIsCurrent('cli/main.js', ['cli', 'compiler', 'runtime', 'server'])) return 'tsx';
+  const bundle = join(root, 'dist', 'bundle', 'regent.js');
+  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs ? 'bundle' : 'dist';
+}
 
-/** `tsc -p tsconfig.build.json` when a source is newer than dist/ (type errors do not stop it emitting). */
+/**
+ * `tsc -p tsconfig.build.json` when a source is newer than dist/ (type errors do not
+ * stop it emitting), then the bundle when it is older than dist/.
+ */
 function ensureBuilt(): void {
-  if (process.env.REGENT_BENCH_NO_BUILD === '1' || cliDistIsCurrent()) return;
-  spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'ignore' });
+  if (process.env.REGENT_BENCH_NO_BUILD === '1' || cliMode() === 'bundle') return;
+  const node = (script: string, ...args: string[]) => spawnSync(process.execPath, [join(root, script), ...args], { cwd: root, stdio: 'ignore' });
+  if (cliMode() === 'tsx') node('node_modules/typescript/bin/tsc', '-p', join(root, 'tsconfig.build.json'));
+  node('cli/build-bundle.mjs');
 }
 
 export function runCliStartBench(opts: { rounds?: number } = {}): CliStartResult {
@@ -72,7 +83,7 @@ export function runCliStartBench(opts: { rounds?: number } = {}): CliStartResult
     COMMANDS.forEach((c, k) => per[k]!.push(timeProcess(c.argv)));
   }
   return {
-    mode: cliDistIsCurrent() ? 'dist' : 'tsx',
+    mode: cliMode(),
     nodeMs: median(node),
     rounds,
     commands: COMMANDS.map((c, k) => ({ name: c.name, ms: median(per[k]!), ratio: median(per[k]!.map((x, r) => x / node[r]!)) })),

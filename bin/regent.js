@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Entry point of the `regent` command. Runs the compiled CLI (dist/cli/main.js, built
-// by `npm run build`) when present and not older than any TypeScript source;
+// Entry point of the `regent` command. Runs the compiled CLI when present and not
+// older than any TypeScript source: its single-file build (dist/bundle/regent.js,
+// cli/build-bundle.mjs), else dist/cli/main.js (both built by `npm run build`);
 // otherwise — or if the build cannot be loaded (a partial or stale dist/) — runs the
 // sources through tsx, so a fresh checkout works without a build step.
 // Start-up (bench/cli-start.bench.ts): the source scan runs only in a git checkout,
@@ -12,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bundled = join(root, 'dist', 'bundle', 'regent.js');
 const built = join(root, 'dist', 'cli', 'main.js');
 const source = join(root, 'cli', 'main.ts');
 const SOURCE_DIRS = ['cli', 'compiler', 'runtime', 'server'];
@@ -26,11 +28,16 @@ function newestSource(dir, newest = 0) {
   return newest;
 }
 
-function buildIsCurrent() {
-  if (!existsSync(built)) return false;
-  if (!existsSync(source) || !existsSync(join(root, '.git'))) return true;
+/**
+ * The build to run: none when dist/ is missing or older than a source; else the
+ * bundle when it was made from this dist/ (not older than it), else dist/ itself.
+ */
+function currentBuild() {
+  if (!existsSync(built)) return undefined;
   const builtAt = statSync(built).mtimeMs;
-  return SOURCE_DIRS.every((d) => !existsSync(join(root, d)) || newestSource(join(root, d)) <= builtAt);
+  const build = existsSync(bundled) && statSync(bundled).mtimeMs >= builtAt ? bundled : built;
+  if (!existsSync(source) || !existsSync(join(root, '.git'))) return build;
+  return SOURCE_DIRS.every((d) => !existsSync(join(root, d)) || newestSource(join(root, d)) <= builtAt) ? build : undefined;
 }
 
 async function fromSource() {
@@ -40,10 +47,11 @@ async function fromSource() {
 }
 
 async function load() {
-  if (!buildIsCurrent()) return fromSource();
+  const build = currentBuild();
+  if (!build) return fromSource();
   module.enableCompileCache?.();
   try {
-    return await import(pathToFileURL(built).href);
+    return await import(pathToFileURL(build).href);
   } catch (e) {
     if (!existsSync(source) || e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
     return fromSource();

@@ -130,25 +130,10 @@ async function runCommand(argv: string[], io: IO): Promise<number> {
   return 0;
 }
 
-/** Load the builder side's `build` subcommand, if that file exists. */
+/** The builder side's `build` subcommand, imported on use (CLI start-up). */
 async function buildSubcommand(argv: string[], io: IO): Promise<number> {
-  const specifier = './control-plane-build.js';
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(specifier)) as Record<string, unknown>;
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(e).includes('control-plane-build')) {
-      io.err('regent control-plane build: not implemented yet\n');
-      return 1;
-    }
-    throw e;
-  }
-  const fn = [mod.controlPlaneBuildCommand, mod.buildCommand, mod.run, mod.default].find((f) => typeof f === 'function');
-  if (!fn) {
-    io.err('regent control-plane build: cli/control-plane-build.ts exports no command function\n');
-    return 1;
-  }
-  return (fn as (argv: string[], io: IO) => number | Promise<number>)(argv, io);
+  const { controlPlaneBuildCommand } = await import('./control-plane-build.js');
+  return controlPlaneBuildCommand(argv, io);
 }
 
 export async function controlPlaneCommand(argv: string[], io: IO): Promise<number> {

@@ -17,7 +17,7 @@
 // on stderr and exit 1.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { load as loadYAML } from 'js-yaml';
+import { loadYAML } from '../runtime/value/yaml-lib.js';
 import { compile } from '../compiler/index.js';
 import { RSet, type Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';

@@ -14,7 +14,7 @@
 // YAML to JSON: yaml: line 2: …`; no JavaScript parser text reaches the user.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { load as loadYAML } from 'js-yaml';
+import { loadYAML } from '../runtime/value/yaml-lib.js';
 import type { SourceFile } from '../compiler/api.js';
 import { RObject, equal, fromJS, parseJSON, type Value } from '../runtime/value/index.js';
 import { goJSONError } from '../runtime/value/go-json.js';

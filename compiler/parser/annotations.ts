@@ -2,7 +2,7 @@
 // with js-yaml into Annotation nodes, and attached like OPA does: to the first
 // statement that starts below the block, with scope `package` (package statement)
 // or `rule` / `document` (rules; `document` when `entrypoint: true`).
-import { load } from 'js-yaml';
+import { loadYAML } from '../../runtime/value/yaml-lib.js';
 import type { Annotation, Comment, Module, Rule } from '../ast/nodes.js';
 import type { Location } from '../source/location.js';
 import type { Parser } from './parser.js';
@@ -87,7 +87,7 @@ function parseAnnotation(p: Parser, block: Block): Annotation {
   if (block.yaml.trim() === '') fail('expected METADATA block, found whitespace');
   let raw: unknown;
   try {
-    raw = load(block.yaml);
+    raw = loadYAML(block.yaml);
   } catch (e) {
     const err = e as { reason?: string; message?: string; mark?: { line?: number } };
     const line = err.mark?.line ?? 0;

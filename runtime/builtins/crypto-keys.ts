@@ -6,7 +6,7 @@ import { createPrivateKey, X509Certificate as NodeX509, type KeyObject } from 'n
 import { BuiltinError } from './errors.js';
 import { goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
 import type { GoCertificate } from '../x509/index.js';
-import { goValue } from '../x509/formats.js';
+import { goValue } from '../x509/value.js';
 import { x509 } from './x509-lazy.js';
 import type { Value } from '../value/index.js';
 

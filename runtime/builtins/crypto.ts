@@ -11,7 +11,7 @@ import { BigNum } from '../value/number.js';
 import { RObject, RSet } from '../value/collections.js';
 import { b64OrError, goBase64Decode, pemDecode, splitDer } from './crypto-encoding.js';
 import { certsFromString, certsToValue, parseCert, privateKeysFromPem, privateKeyToGoJS, verifyChain, x509Error, type ParsedCert, type VerifyOptions } from './crypto-keys.js';
-import { goValue } from '../x509/formats.js';
+import { goValue } from '../x509/value.js';
 import { x509 } from './x509-lazy.js';
 
 const OBJ = T.objectOf(T.string, T.any);

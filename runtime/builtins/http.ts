@@ -4,7 +4,7 @@
 // honouring Cache-Control/Expires or force_cache_duration_seconds. Errors follow
 // OPA: raised by default, or returned as {status_code: 0, error: {...}} when
 // raise_error is false.
-import * as yaml from 'js-yaml';
+import { loadYAML } from '../value/yaml-lib.js';
 import type { BuiltinContext, BuiltinDef } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, HaltError, OperandTypeError, operandError } from './errors.js';
@@ -64,7 +64,7 @@ function formatResponse(r: WireResponse, forceJSON: boolean, forceYAML: boolean)
   let body: Value = null;
   try {
     if (forceJSON || isJSONType(ct)) body = goJSONParse(raw);
-    else if (forceYAML || ct.includes('application/yaml') || ct.includes('application/x-yaml')) body = fromJS(yaml.load(raw));
+    else if (forceYAML || ct.includes('application/yaml') || ct.includes('application/x-yaml')) body = fromJS(loadYAML(raw));
   } catch {
     body = null;
   }

@@ -4,7 +4,7 @@
 // uses YAML 1.1 scalars (yes/no are booleans) and merge keys, big integers stay
 // exact; dumping sorts keys and does not indent sequences inside mappings.
 // json.patch and the JSON-schema builtins live in json-patch.ts / json-schema.ts.
-import { load, dump, Schema, FAILSAFE_SCHEMA, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, mergeTag } from 'js-yaml';
+import { yaml } from '../value/yaml-lib.js';
 import type { Value } from '../value/value.js';
 import { typeName } from '../value/value.js';
 import { RSet } from '../value/collections.js';
@@ -141,19 +141,24 @@ function marshalWithOptions(x: Value, optsV: Value): string {
   return pretty ? prefix + goMarshal(x, indent, prefix) : goMarshal(x);
 }
 
-/** YAML 1.1 integers, kept exact (as bigint) when a double would round them. */
-const exactIntTag = {
-  ...intYaml11Tag,
-  resolve: (source: string, isExplicit: boolean, tagName: string) => {
-    const r = (intYaml11Tag.resolve as (s: string, e: boolean, t: string) => unknown)(source, isExplicit, tagName);
-    if (typeof r === 'number' && !Number.isSafeInteger(r) && /^[-+]?[0-9_]+$/.test(source)) {
-      return BigInt(source.replace(/_/g, ''));
-    }
-    return r;
-  },
-};
+let loadSchema: import('js-yaml').Schema | undefined;
 
-const LOAD_SCHEMA = new Schema([...FAILSAFE_SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, exactIntTag as typeof intYaml11Tag, floatYaml11Tag, mergeTag]);
+/** YAML 1.1 scalars and merge keys, integers kept exact (as bigint) when a double would round them. */
+function yaml11Schema(): import('js-yaml').Schema {
+  if (loadSchema) return loadSchema;
+  const { Schema, FAILSAFE_SCHEMA, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, mergeTag } = yaml();
+  const exactIntTag = {
+    ...intYaml11Tag,
+    resolve: (source: string, isExplicit: boolean, tagName: string) => {
+      const r = (intYaml11Tag.resolve as (s: string, e: boolean, t: string) => unknown)(source, isExplicit, tagName);
+      if (typeof r === 'number' && !Number.isSafeInteger(r) && /^[-+]?[0-9_]+$/.test(source)) {
+        return BigInt(source.replace(/_/g, ''));
+      }
+      return r;
+    },
+  };
+  return (loadSchema = new Schema([...FAILSAFE_SCHEMA.tags, nullYaml11Tag, boolYaml11Tag, exactIntTag as typeof intYaml11Tag, floatYaml11Tag, mergeTag]));
+}
 
 function yamlError(e: unknown): BuiltinError {
   const msg = e instanceof Error ? e.message.split('\n')[0]! : String(e);
@@ -171,7 +176,7 @@ export function yamlUnmarshal(text: string): Value {
   if (text.trim() === '' || /^(\s*#.*(\n|$))*\s*$/.test(text)) return null;
   let doc: unknown;
   try {
-    doc = load(text, { schema: LOAD_SCHEMA, maxDepth: 10000 });
+    doc = yaml().load(text, { schema: yaml11Schema(), maxDepth: 10000 });
     // go-yaml refuses alias bombs ("billion laughs") before expanding them.
     checkYAMLDocument(doc, Infinity);
   } catch (e) {
@@ -193,7 +198,7 @@ export function yamlIsValid(text: string): boolean {
 
 export function yamlMarshal(v: Value): string {
   // Go marshals the value to JSON first: object keys become strings, sets arrays.
-  return dump(toJS(v), { seqNoIndent: true, quoteStyle: 'double', lineWidth: -1, noRefs: true, sortKeys: true });
+  return yaml().dump(toJS(v), { seqNoIndent: true, quoteStyle: 'double', lineWidth: -1, noRefs: true, sortKeys: true });
 }
 
 const pathsArg: TypeSpec = T.anyOf(

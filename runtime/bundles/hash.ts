@@ -4,7 +4,7 @@
 // keys sorted bytewise, no whitespace, strings encoded as Go's encoding/json
 // does with HTML escaping off — so a signature does not depend on formatting.
 import { createHash, type Hash } from 'node:crypto';
-import { load as loadYAML } from 'js-yaml';
+import { loadYAML } from '../value/yaml-lib.js';
 import { BigNum, RObject, RSet, formatNumber, fromJS, parseJSON, type Value } from '../value/index.js';
 import { BundleError } from './errors.js';
 

@@ -6,7 +6,7 @@
 // `patch.json` for delta bundles, policy.wasm kept raw, anything else ignored),
 // and finally the manifest is validated against the content (roots overlap,
 // packages and data under the roots).
-import { load as loadYAML } from 'js-yaml';
+import { loadYAML } from '../value/yaml-lib.js';
 import type { Bundle, BundleManifest, BundleModule, BundlePatchOperation } from './types.js';
 import { RObject, fromJS, parseJSON, type Value } from '../value/index.js';
 import { BundleError, goList, messageOf } from './errors.js';

@@ -1,19 +1,16 @@
 // How Go writes the values of an x509.Certificate / CertificateRequest:
 // encoding/json's forms (byte slices base64, *big.Int exact numbers, nil slices
 // null, time.Time RFC 3339) and the text of net.IP, url.URL and pkix names; and
-// the conversion of such a document to a Rego value. Formatting only: the DER is
+// value.ts converts such a document to a Rego value. Formatting only: the DER is
 // decoded by @peculiar/asn1-schema (certificate.ts, fields.ts, extensions.ts).
-import { RObject, parseNumber, type Value } from '../value/index.js';
+// Imports nothing of the runtime outside runtime/x509 (see decode.ts).
 
-/** A number written verbatim (Go's *big.Int, exact beyond 2^53). */
-export class Big {
-  constructor(readonly text: string) {}
-}
-export type GoJSON = null | boolean | number | string | Big | GoJSON[] | GoObject;
+/** A document as Go's encoding/json writes it; a bigint is a *big.Int, written exactly. */
+export type GoJSON = null | boolean | number | string | bigint | GoJSON[] | GoObject;
 export type GoObject = { [key: string]: GoJSON };
 
 export const b64 = (b: ArrayBuffer | Uint8Array | undefined): GoJSON => (b === undefined ? null : Buffer.from(b as Uint8Array).toString('base64'));
-export const big = (n: bigint): Big => new Big(n.toString());
+export const big = (n: bigint): GoJSON => n;
 /** A dotted OID as Go's asn1.ObjectIdentifier JSON (an int array). */
 export const arcs = (oid: string): GoJSON => oid.split('.').map((a) => big(BigInt(a)));
 /** A Go slice built with append: null when nothing was appended. */
@@ -123,14 +120,4 @@ export function goURL(raw: string): Record<string, string | boolean | null | Rec
   } else if (u.Scheme !== '' && rest.startsWith('/')) u.OmitHost = true;
   [u.Path, u.RawPath] = decodePart(rest, false);
   return u;
-}
-
-/** A document as a Rego value (what OPA gets from json.Marshal and util.UnmarshalJSON). */
-export function goValue(v: GoJSON): Value {
-  if (v === null || typeof v !== 'object') return v;
-  if (v instanceof Big) return parseNumber(v.text);
-  if (Array.isArray(v)) return v.map(goValue);
-  const o = new RObject();
-  for (const [k, x] of Object.entries(v)) o.set(k, goValue(x));
-  return o;
 }

@@ -2,6 +2,6 @@
 // and encoding/json writes them (what OPA returns from crypto.x509.* and hands
 // the authorizer as `client_certificates`). Exported from runtime/index.ts as
 // the namespace `x509`.
-export { goCertificate, goCertificateRequest, type GoCertificate } from './certificate.js';
-export { EXT_KEY_USAGE_OIDS } from './extensions.js';
-export { Big, goURL, goValue, ipString, type GoJSON, type GoObject } from './formats.js';
+export * from './decode.js';
+export { goURL, ipString, type GoJSON, type GoObject } from './formats.js';
+export { goValue } from './value.js';
