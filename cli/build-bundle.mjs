@@ -4,8 +4,8 @@
 // stay external: Node resolves them from node_modules as it does for dist/.
 // Run by `npm run build` and `npm ci` (the `prepare` script) after tsc; bin/regent.js
 // runs the bundle when it is current. Why: Node 20's ES-module loader costs about a
-// millisecond per file (resolution, reads, compilation), and `regent eval` loads
-// about 150 of them; the bundle is four files (bench/README.md, "stop 23").
+// millisecond per file (resolution, reads, compilation), and `regent eval` loaded
+// about 150 of them; from the bundle it opens 18 (bench/README.md, "stop 23").
 //
 // A bundled module's `import.meta.url` would be its chunk's URL. Every use of it in
 // Regent's sources locates something beside the module's own compiled file (worker
