@@ -4,7 +4,7 @@
 import { typeName, type Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
 import { compare } from '../value/compare.js';
-import { D, isNumber, type Dec } from '../value/number.js';
+import { decimal, isNumber, type Dec } from '../value/number.js';
 import { dec, finish } from '../value/arith.js';
 import type { BuiltinDef } from './types.js';
 import { T } from './types.js';
@@ -62,7 +62,7 @@ function reduceNumbers(v: Value, init: number, op: (acc: Dec, x: Dec) => Dec, fa
         continue;
       }
     }
-    acc = op(acc ?? new D(small), dec(x));
+    acc = op(acc ?? decimal(small), dec(x));
   }
   return acc === undefined ? (small === 0 ? 0 : small) : finish(acc);
 }

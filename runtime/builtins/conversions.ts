@@ -4,7 +4,7 @@
 // rejects inf/nan spellings as a type error, and keeps the exact decimal value.
 import type { Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
-import { D, isNumber, normalizeNumber, parseNumber, type RNumber } from '../value/number.js';
+import { decimal, isNumber, normalizeNumber, parseNumber, type RNumber } from '../value/number.js';
 import type { BuiltinDef } from './types.js';
 import { T } from './types.js';
 import { BuiltinError, operandError } from './errors.js';
@@ -24,10 +24,10 @@ function parseHexFloat(m: RegExpExecArray): RNumber | undefined {
   const digits = mant!.replace(/_/g, '');
   const [intPart, fracPart = ''] = digits.split('.');
   if ((intPart ?? '') === '' && fracPart === '') return undefined;
-  let v = new D(0);
+  let v = decimal(0);
   for (const c of (intPart ?? '') + fracPart) v = v.times(16).plus(parseInt(c, 16));
   const e = Number(exp!.replace(/_/g, '')) - 4 * fracPart.length;
-  v = v.times(new D(2).pow(e));
+  v = v.times(decimal(2).pow(e));
   return normalizeNumber(sign === '-' ? v.neg() : v);
 }
 
@@ -43,7 +43,7 @@ export function parseNumberString(s: string): RNumber {
   // Underscores are only allowed after a base prefix.
   if (!DECIMAL.test(s) || s.includes('_')) throw syntax();
   const text = s.startsWith('+') ? s.slice(1) : s;
-  const d = new D(text.startsWith('.') || text.startsWith('-.') ? text.replace('.', '0.') : text);
+  const d = decimal(text.startsWith('.') || text.startsWith('-.') ? text.replace('.', '0.') : text);
   const f = Number(text);
   if (!Number.isFinite(f)) throw new BuiltinError(`strconv.ParseFloat: parsing ${goQuote(s)}: value out of range`);
   return d.isZero() ? 0 : parseNumber(d.toString());

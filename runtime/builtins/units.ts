@@ -7,7 +7,7 @@ import type { BuiltinDef } from './types.js';
 import { T } from './types.js';
 import { asString } from './args.js';
 import { BuiltinError } from './errors.js';
-import { D, normalizeNumber, parseNumber, type RNumber } from '../value/number.js';
+import { D, decimal, normalizeNumber, parseNumber, type Dec, type RNumber } from '../value/number.js';
 
 const MAX_EXPONENT_DIGITS = 6;
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
@@ -40,18 +40,19 @@ export function extractNumAndUnit(s: string): [num: string, unit: string] | unde
 
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-const MILLI = new D('0.001000000000000000020816681711721685132943093776702880859375');
+/** The double nearest 0.001, exactly (made on first use). */
+let milli: Dec | undefined;
 const SI: Record<string, bigint> = { k: 1000n, m: 1000n ** 2n, g: 1000n ** 3n, t: 1000n ** 4n, p: 1000n ** 5n, e: 1000n ** 6n };
 const BIN: Record<string, bigint> = { k: 1n << 10n, m: 1n << 20n, g: 1n << 30n, t: 1n << 40n, p: 1n << 50n, e: 1n << 60n };
 
-function unitsFactor(unit: string): InstanceType<typeof D> | undefined {
+function unitsFactor(unit: string): Dec | undefined {
   if (unit.length > 1) unit = unit[0] + unit.slice(1).toLowerCase();
-  if (unit === '') return new D(1);
-  if (unit === 'm') return MILLI;
-  if (unit === 'M') return new D(SI.m!.toString());
+  if (unit === '') return decimal(1);
+  if (unit === 'm') return (milli ??= decimal('0.001000000000000000020816681711721685132943093776702880859375'));
+  if (unit === 'M') return decimal(SI.m!.toString());
   const l = unit[0]!.toLowerCase();
-  if (unit.length === 1 && SI[l] !== undefined && l !== 'm') return new D(SI[l]!.toString());
-  if (unit.length === 2 && unit[1] === 'i' && BIN[l] !== undefined) return new D(BIN[l]!.toString());
+  if (unit.length === 1 && SI[l] !== undefined && l !== 'm') return decimal(SI[l]!.toString());
+  if (unit.length === 2 && unit[1] === 'i' && BIN[l] !== undefined) return decimal(BIN[l]!.toString());
   return undefined;
 }
 
@@ -65,9 +66,9 @@ export function parseUnits(raw: string): RNumber {
   const factor = unitsFactor(unit);
   if (!factor) throw new BuiltinError(`unit ${unit.length > 1 ? unit[0] + unit.slice(1).toLowerCase() : unit} not recognized`);
   if (!NUMBER_RE.test(num)) throw new BuiltinError('could not parse amount to a number');
-  const v = new D(num).mul(factor);
+  const v = decimal(num).mul(factor);
   if (v.isInteger()) return normalizeNumber(v);
-  return parseNumber(v.toFixed(10, D.ROUND_HALF_UP));
+  return parseNumber(v.toFixed(10, D().ROUND_HALF_UP));
 }
 
 // ---- parse_bytes: big.Float arithmetic at 64-bit precision ----
@@ -128,7 +129,7 @@ export function parseBytes(raw: string): RNumber {
   const expPart = /[eE]([+-]?\d+)$/.exec(num);
   if (expPart && Math.abs(Number(expPart[1])) > 1000) {
     // Astronomically large or small amounts: decimal arithmetic (exact to 200 digits).
-    return normalizeNumber(new D(num).mul(new D(factor.toString())).trunc());
+    return normalizeNumber(decimal(num).mul(decimal(factor.toString())).trunc());
   }
   const [p, q] = decimalToFraction(num);
   if (p === 0n) return 0;

@@ -3,24 +3,26 @@
 // remainder operations); non-integer results that need more digits than a short
 // decimal are rounded like Go's big.Float with its default 64-bit mantissa and
 // printed as the shortest decimal that reads back to the same value (Text('g', -1)).
-import { BigNum, D, normalizeNumber, toDecimal, type Dec, type RNumber } from './number.js';
+import { BigNum, D, decimal, normalizeNumber, toDecimal, type Dec, type RNumber } from './number.js';
 import { decToRat, doubleToRat, float64Text, type Rat } from './bigfloat.js';
 
-/** Working precision for emulating a 64-bit mantissa (needs ~20 exact digits). */
-const W = D.clone({ precision: 60 });
+/** Working precision for emulating a 64-bit mantissa (needs ~20 exact digits), made on first use. */
+let wide: { W: ReturnType<typeof D>; TWO64: Dec; TWO63: Dec } | undefined;
+function wideDecimal(): NonNullable<typeof wide> {
+  if (wide) return wide;
+  const W = D().clone({ precision: 60 });
+  return (wide = { W, TWO64: new W(2).pow(64), TWO63: new W(2).pow(63) });
+}
 const pow2Cache = new Map<number, Dec>();
 
 function pow2(k: number): Dec {
   let p = pow2Cache.get(k);
   if (p === undefined) {
-    p = new W(2).pow(k);
+    p = new (wideDecimal().W)(2).pow(k);
     if (pow2Cache.size < 4096) pow2Cache.set(k, p);
   }
   return p;
 }
-
-const TWO64 = new W(2).pow(64);
-const TWO63 = new W(2).pow(63);
 const LOG2_10 = Math.log2(10);
 
 export const dec = toDecimal;
@@ -44,7 +46,7 @@ export function fromBigInt(b: bigint): RNumber {
     const n = Number(b);
     return n === 0 ? 0 : n;
   }
-  return new BigNum(new D(b.toString()));
+  return new BigNum(decimal(b.toString()));
 }
 
 /** A safe-integer double when the number is one, else undefined. */
@@ -55,6 +57,7 @@ export function smallInt(n: RNumber): number | undefined {
 /** Round a decimal to a 64-bit binary mantissa (round half to even), as big.Float does. */
 export function roundMantissa64(d: Dec): { m: bigint; e: number } | undefined {
   if (d.isZero() || !d.isFinite()) return undefined;
+  const { W, TWO64, TWO63 } = wideDecimal();
   const a = new W(d).abs();
   // Estimate the binary exponent, then correct it so that a * 2^(63-e) is in [2^63, 2^64).
   let e = Math.floor((a.e + Math.log10(Number(a.toSignificantDigits(15).toExponential().split('e')[0]))) * LOG2_10);
@@ -67,7 +70,7 @@ export function roundMantissa64(d: Dec): { m: bigint; e: number } | undefined {
     e -= 1;
     scaled = scaled.times(2);
   }
-  let m = BigInt(scaled.toDecimalPlaces(0, D.ROUND_HALF_EVEN).toFixed(0));
+  let m = BigInt(scaled.toDecimalPlaces(0, D().ROUND_HALF_EVEN).toFixed(0));
   if (m === 1n << 64n) {
     m = 1n << 63n;
     e += 1;
@@ -82,9 +85,9 @@ export function roundMantissa64(d: Dec): { m: bigint; e: number } | undefined {
 export function float64Mantissa(d: Dec): Dec {
   const r = roundMantissa64(d);
   if (r === undefined) return d;
-  const exact = new W(r.m.toString()).times(pow2(r.e - 63));
+  const exact = new (wideDecimal().W)(r.m.toString()).times(pow2(r.e - 63));
   const roundTrips = (digits: number): Dec | undefined => {
-    const c = exact.toSignificantDigits(digits, D.ROUND_HALF_EVEN);
+    const c = exact.toSignificantDigits(digits, D().ROUND_HALF_EVEN);
     const back = roundMantissa64(c);
     return back !== undefined && back.m === r.m && back.e === r.e ? c : undefined;
   };
@@ -100,7 +103,7 @@ export function float64Mantissa(d: Dec): Dec {
       hi = mid - 1;
     } else lo = mid + 1;
   }
-  return new D(best);
+  return decimal(best);
 }
 
 /**
@@ -111,7 +114,7 @@ export function finish(d: Dec, exact?: () => Rat | undefined): RNumber {
   if (d.isInteger() || d.precision() <= 19) return normalizeNumber(d);
   const r = exact ? exact() : decToRat(d);
   const text = r === undefined ? undefined : float64Text(r);
-  return normalizeNumber(text === undefined ? float64Mantissa(d) : new D(text));
+  return normalizeNumber(text === undefined ? float64Mantissa(d) : decimal(text));
 }
 
 /**
@@ -222,7 +225,7 @@ export function div(a: RNumber, b: RNumber): RNumber {
     // Exact integer quotients stay exact; others round as big.Float does.
     if (n % d === 0n) return fromBigInt(neg ? -(n / d) : n / d);
     const text = float64Text({ neg, n, d });
-    if (text !== undefined) return normalizeNumber(new D(text));
+    if (text !== undefined) return normalizeNumber(decimal(text));
   }
   return finish(dec(a).div(dec(b)));
 }
@@ -246,7 +249,7 @@ export function abs(a: RNumber): RNumber {
 /** Round half away from zero. */
 export function round(a: RNumber): RNumber {
   if (typeof a === 'number' && Number.isInteger(a)) return a;
-  return normalizeNumber(dec(a).toDecimalPlaces(0, D.ROUND_HALF_UP));
+  return normalizeNumber(dec(a).toDecimalPlaces(0, D().ROUND_HALF_UP));
 }
 
 export function ceil(a: RNumber): RNumber {

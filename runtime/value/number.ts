@@ -2,11 +2,27 @@
 // does not fit a double exactly (integers beyond 2^53, literals with many digits).
 // Every number-producing operation goes through `normalizeNumber` so that a value
 // which fits a double is always stored as one: equality can then compare doubles.
-import { Decimal } from 'decimal.js';
+// decimal.js is required on first use (most numbers never need it; loading it is
+// about 8 ms of every CLI start): `D()` is the constructor, `decimal(x)` a value.
+import { createRequire } from 'node:module';
+import type { Decimal } from 'decimal.js';
+
+type DecimalConstructor = typeof Decimal;
+export type Dec = Decimal;
+
+let decimalConstructor: DecimalConstructor | undefined;
 
 /** decimal.js constructor with enough precision for OPA's big.Float-style arithmetic. */
-export const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -1e9, toExpPos: 1e9 });
-export type Dec = InstanceType<typeof D>;
+export function D(): DecimalConstructor {
+  if (decimalConstructor) return decimalConstructor;
+  const lib = createRequire(import.meta.url)('decimal.js') as DecimalConstructor;
+  return (decimalConstructor = lib.clone({ precision: 200, rounding: lib.ROUND_HALF_EVEN, toExpNeg: -1e9, toExpPos: 1e9 }));
+}
+
+/** A decimal.js value of `x` (D()'s precision). */
+export function decimal(x: Decimal.Value): Dec {
+  return new (D())(x);
+}
 
 /** A number that does not fit exactly in a JS double. */
 export class BigNum {
@@ -30,20 +46,20 @@ export function parseNumber(text: string): RNumber {
   // must also be safe, as below.
   if (String(n) === text && (Number.isSafeInteger(n) || (!Number.isInteger(n) && Number.isFinite(n)))) return n === 0 ? 0 : n;
   if (Number.isFinite(n) && fitsDouble(n, text)) return n === 0 ? 0 : n;
-  return normalizeNumber(new D(text));
+  return normalizeNumber(decimal(text));
 }
 
 function fitsDouble(n: number, text: string): boolean {
   if (Number.isInteger(n)) {
     if (!Number.isSafeInteger(n)) return false;
-    return new D(text).eq(n);
+    return decimal(text).eq(n);
   }
-  return new D(text).eq(new D(n)) || String(n) === canonicalText(text);
+  return decimal(text).eq(decimal(n)) || String(n) === canonicalText(text);
 }
 
 function canonicalText(text: string): string {
   try {
-    return new D(text).toString();
+    return decimal(text).toString();
   } catch {
     return text;
   }
@@ -61,7 +77,7 @@ export function normalizeNumber(d: Dec): RNumber {
   }
   const n = d.toNumber();
   if (!Number.isFinite(n)) return new BigNum(d);
-  if (new D(n).eq(d)) return n;
+  if (decimal(n).eq(d)) return n;
   // Underflow (1e-400 → 0) and subnormals lose digits: keep those as BigNum.
   if (Math.abs(n) < MIN_NORMAL) return new BigNum(d);
   // Non-terminating or long fractions: keep the double when it is the nearest value
@@ -71,7 +87,7 @@ export function normalizeNumber(d: Dec): RNumber {
 }
 
 export function toDecimal(v: RNumber): Dec {
-  return typeof v === 'number' ? new D(v) : v.dec;
+  return typeof v === 'number' ? decimal(v) : v.dec;
 }
 
 export function isIntegral(v: RNumber): boolean {
@@ -101,12 +117,13 @@ function formatDouble(n: number): string {
   return s;
 }
 
+let printing: DecimalConstructor | undefined;
 /** Same digits, printed with exponents the way JS prints doubles (1e-7, 1.5e+21). */
-const F = D.clone({ toExpNeg: -7, toExpPos: 21 });
+const F = (): DecimalConstructor => (printing ??= D().clone({ toExpNeg: -7, toExpPos: 21 }));
 
 function formatDecimal(d: Dec): string {
   // Integers print in full (exact big-integer results), unless they are mostly
   // trailing zeros of a huge exponent (1e400 prints as 1e+400, not 401 digits).
   if (d.isInteger() && (d.e < 64 || d.precision() * 2 > d.e)) return d.toFixed(0);
-  return new F(d).toString();
+  return new (F())(d).toString();
 }

@@ -2,7 +2,7 @@
 // parseNumber in runtime/value/number.ts) must give exactly what the exact decimal
 // parser gives: same double, or a BigNum where the text does not fit a double.
 import { describe, expect, it } from 'vitest';
-import { BigNum, D, normalizeNumber, parseNumber } from '../../runtime/value/number.js';
+import { BigNum, decimal, normalizeNumber, parseNumber } from '../../runtime/value/number.js';
 import { builtins, parseNumberString } from '../../runtime/builtins/conversions.js';
 
 const TEXTS = [
@@ -13,7 +13,7 @@ const TEXTS = [
 
 /** The exact result: the decimal value, normalized (double when exact, else BigNum). */
 const exact = (t: string): unknown => {
-  const v = normalizeNumber(new D(t.startsWith('.') ? '0' + t : t.endsWith('.') ? t + '0' : t));
+  const v = normalizeNumber(decimal(t.startsWith('.') ? '0' + t : t.endsWith('.') ? t + '0' : t));
   return v instanceof BigNum ? `big:${v.toString()}` : Object.is(v, -0) ? 0 : v;
 };
 const shape = (v: unknown): unknown => (v instanceof BigNum ? `big:${v.toString()}` : v);
