@@ -8,8 +8,8 @@ import { canonicalKey } from './value/key.js';
 import { RObject, RSet } from './value/collections.js';
 import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.js';
 import { member, memberWithKey } from './builtins/sets.js';
-import { insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
-import { limits, collectionTooLarge } from './eval/limits.js';
+import { builtinFailed, insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
+import { limits, collectionTooLarge, checkArgumentRoom, LARGE_ARGUMENT } from './eval/limits.js';
 
 export const RUNTIME = {
   dot,
@@ -27,6 +27,9 @@ export const RUNTIME = {
   RSet,
   getBuiltin,
   invokeBuiltin,
+  builtinFailed,
+  checkArgumentRoom,
+  LARGE_ARGUMENT,
   insertRuleValue,
   setUnique,
   member,

@@ -1,6 +1,7 @@
 // The builtin registry: name → {decl, impl}, filled from each namespace's list in
-// `all.ts`. `callBuiltin` is the one call path: it applies the strict / non-strict
-// error policy and prefixes the builtin name to error messages, as OPA does.
+// `all.ts`. `callBuiltin` is the call path, and `builtinFailure` its error policy
+// (strict / non-strict, the builtin name prefixed to messages, as OPA does), shared
+// with the generated code's direct calls (eval/rules.ts builtinFailed).
 import type { Value } from '../value/value.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinDef } from './types.js';
 import { BuiltinError, HaltError } from './errors.js';
@@ -51,10 +52,21 @@ export function callBuiltin(def: BuiltinDef, args: Value[], ctx: BuiltinContext)
   try {
     return def.impl(args, ctx);
   } catch (e) {
-    if (!(e instanceof BuiltinError)) throw e;
-    const halt = e instanceof HaltError;
-    if (!ctx.strict && !halt) return undefined;
-    const message = e.raw ? e.message : `${def.decl.name}: ${e.message}`;
-    throw new BuiltinCallError(e.code, message, halt);
+    const failure = builtinFailure(def, e, ctx);
+    if (failure === undefined) return undefined;
+    throw failure;
   }
+}
+
+/**
+ * What an exception thrown by `def`'s implementation means (callBuiltin's policy):
+ * `undefined` when the call just has no result, else the error to throw (a
+ * BuiltinCallError, or the exception itself when it is not a BuiltinError).
+ */
+export function builtinFailure(def: BuiltinDef, e: unknown, ctx: BuiltinContext): unknown {
+  if (!(e instanceof BuiltinError)) return e;
+  const halt = e instanceof HaltError;
+  if (!ctx.strict && !halt) return undefined;
+  const message = e.raw ? e.message : `${def.decl.name}: ${e.message}`;
+  return new BuiltinCallError(e.code, message, halt);
 }

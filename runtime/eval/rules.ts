@@ -6,7 +6,7 @@ import type { Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
 import { equal } from '../value/compare.js';
 import type { BuiltinDef } from '../builtins/types.js';
-import { BuiltinCallError, callBuiltin } from '../builtins/registry.js';
+import { BuiltinCallError, builtinFailure } from '../builtins/registry.js';
 import type { EvalContext } from './context.js';
 import { EvalError, type EvalLocation } from './errors.js';
 import { LARGE_ARGUMENT, checkArgumentRoom, rangeErrorKind } from './limits.js';
@@ -18,16 +18,28 @@ export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: E
     if (typeof v === 'string' && v.length >= LARGE_ARGUMENT) checkArgumentRoom(name, v.length);
   }
   try {
-    return callBuiltin(def, vals, c.builtins);
+    return def.impl(vals, c.builtins);
   } catch (err) {
-    if (err instanceof BuiltinCallError) throw new EvalError(err.code, err.message, loc);
-    if (err instanceof RangeError) {
-      // V8's own size limits (string length, Map size, array length) cancel like the collection cap.
-      if (rangeErrorKind(err) === 'size') throw new EvalError('eval_cancel_error', `caller cancelled query execution: ${name}: ${err.message}`, loc);
-      throw new EvalError('eval_builtin_error', `${name}: ${err.message}`, loc);
-    }
-    throw err;
+    return builtinFailed(err, def, name, c, loc);
   }
+}
+
+/**
+ * The outcome of an exception thrown by builtin `def` called at `loc`: `undefined` (no
+ * result), or a located EvalError thrown. invokeBuiltin's catch, and the generated
+ * code's, which calls `def.impl` in place (compiler/codegen/js/emit-exprs.ts) after
+ * the same checkArgumentRoom of large string arguments.
+ */
+export function builtinFailed(err: unknown, def: BuiltinDef, name: string, c: EvalContext, loc: EvalLocation): undefined {
+  const e = builtinFailure(def, err, c.builtins);
+  if (e === undefined) return undefined;
+  if (e instanceof BuiltinCallError) throw new EvalError(e.code, e.message, loc);
+  if (e instanceof RangeError) {
+    // V8's own size limits (string length, Map size, array length) cancel like the collection cap.
+    if (rangeErrorKind(e) === 'size') throw new EvalError('eval_cancel_error', `caller cancelled query execution: ${name}: ${e.message}`, loc);
+    throw new EvalError('eval_builtin_error', `${name}: ${e.message}`, loc);
+  }
+  throw e;
 }
 
 /**

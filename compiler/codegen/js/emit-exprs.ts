@@ -13,6 +13,9 @@ import { _, Code, join, Name, Names } from './code.js';
 
 export class Unsupported extends Error {}
 
+/** Expressions whose value is never a string argument to check (a constant is known small). */
+const NOT_A_STRING = new Set<Expr['k']>(['const', 'array', 'set', 'object', 'compr']);
+
 /** Thrown while emitting with local slots when something needs the frame array. */
 export class NeedsFrame extends Error {}
 
@@ -204,8 +207,7 @@ export abstract class ExprEmitter {
         if (cmp && args.length === 2) {
           return this.checked(_`(plain ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }
-        const def = this.builtin(e.name, e.loc);
-        return this.checked(_`X.call(${def}, ${name}, [${join(args, new Code(', '))}], c, ${loc})`, fail, pre);
+        return this.builtinCall(e, args, name, loc, fail, pre);
       }
       case 'callfn': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
@@ -356,6 +358,30 @@ export abstract class ExprEmitter {
   abstract block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code;
 
   /** Put a value in a temp, leaving the path when it is undefined. */
+  /**
+   * A builtin call. Without `with` mocks (`plain`) the implementation is called in
+   * place: each call site then has its own inline cache for `impl`, where the shared
+   * `X.call` path (closures' invoke, runtime/eval/rules.ts invokeBuiltin) is one
+   * megamorphic call for every builtin of the process. The same checks as invokeBuiltin:
+   * a heap room check for a large string argument first, and the exception mapped by
+   * rt.builtinFailed (no result, or a located error).
+   */
+  private builtinCall(e: Expr & { k: 'call' }, args: Code[], name: Code, loc: Code, fail: Name, pre: Code[]): Code {
+    const def = this.builtin(e.name, e.loc);
+    const list = join(args, new Code(', '));
+    const t = this.names.next('t');
+    const room = args
+      .filter((_a, i) => !NOT_A_STRING.has(e.args[i]!.k))
+      .map((a) => _`if (typeof ${a} === 'string' && ${a}.length >= rt.LARGE_ARGUMENT) rt.checkArgumentRoom(${name}, ${a}.length);`);
+    pre.push(
+      _`let ${t};`,
+      _`if (plain) { ${join(room)}try { ${t} = ${def}.impl([${list}], c.builtins); } catch (err) { ${t} = rt.builtinFailed(err, ${def}, ${name}, c, ${loc}); } }`,
+      _`else ${t} = X.call(${def}, ${name}, [${list}], c, ${loc});`,
+      _`if (${t} === undefined) break ${fail};`,
+    );
+    return t;
+  }
+
   protected checked(value: Code, fail: Name, pre: Code[]): Code {
     const t = this.names.next('t');
     pre.push(_`const ${t} = ${value};`, _`if (${t} === undefined) break ${fail};`);
