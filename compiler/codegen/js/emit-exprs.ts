@@ -13,6 +13,16 @@ import { _, Code, join, Name, Names } from './code.js';
 
 export class Unsupported extends Error {}
 
+/** Whether an object's keys are all constant strings, none repeated. */
+function constantStringKeys(entries: [Expr, Expr][]): boolean {
+  const seen = new Set<string>();
+  for (const [k] of entries) {
+    if (k.k !== 'const' || typeof k.value !== 'string' || seen.has(k.value)) return false;
+    seen.add(k.value);
+  }
+  return entries.length > 0;
+}
+
 /** Expressions whose value is never a string argument to check (a constant is known small). */
 const NOT_A_STRING = new Set<Expr['k']>(['const', 'array', 'set', 'object', 'compr']);
 
@@ -226,6 +236,7 @@ export abstract class ExprEmitter {
       case 'compr':
         return this.comprehension(e, pre);
       case 'object': {
+        if (constantStringKeys(e.entries)) return this.stringKeyedObject(e.entries, fail, pre);
         // Entry by entry, as closures.ts: key, value (undefined leaves), then setUnique
         // (a repeated key with another value is an error).
         const o = this.names.next('o');
@@ -358,6 +369,26 @@ export abstract class ExprEmitter {
   abstract block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code;
 
   /** Put a value in a temp, leaving the path when it is undefined. */
+  /**
+   * An object whose keys are distinct constant strings (`{"msg": msg, "field": f}`):
+   * the values in order (an undefined one leaves), stored straight into a props object
+   * (no key can conflict, so no setUnique), with the collection cap checked where
+   * RObject.set would check it, after each value from the second.
+   */
+  private stringKeyedObject(entries: [Expr, Expr][], fail: Name, pre: Code[]): Code {
+    const p = this.names.next('t');
+    const stores: Code[] = [];
+    entries.forEach(([ke, ve], i) => {
+      const v = this.expr(ve, fail, pre);
+      if (i > 0) pre.push(_`if (${i + 1} > rt.limits.maxCollectionSize) rt.collectionTooLarge();`);
+      const key = (ke as Expr & { k: 'const' }).value as string;
+      stores.push(_`${p}${propKey(key, this.k(key))} = ${v};`);
+    });
+    const o = this.names.next('o');
+    pre.push(_`const ${p} = RObject.bareProps();`, ...stores, _`const ${o} = new RObject(${p}, ${entries.length});`);
+    return o;
+  }
+
   /**
    * A builtin call. Without `with` mocks (`plain`) the implementation is called in
    * place: each call site then has its own inline cache for `impl`, where the shared

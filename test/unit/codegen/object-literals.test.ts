@@ -1,0 +1,83 @@
+// Object literals whose keys are distinct constant strings are built in place by the
+// generated code (compiler/codegen/js/emit-exprs.ts stringKeyedObject: values in order,
+// stored straight into the props object, the collection cap checked as RObject.set
+// would). They must give what the closure back end and the interpreter give: keys that
+// are not identifiers (`a-b`, `1`, `__proto__`, `constructor`), an undefined value,
+// values that are objects themselves, a builtin error in a later value (strict mode),
+// repeated keys (the shared path), and the collection cap.
+import { afterEach, describe, expect, it } from 'vitest';
+import { compile } from '../../../compiler/index.js';
+import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { fromJS, RObject, toJS } from '../../../runtime/index.js';
+import { setEvalLimits, DEFAULT_MAX_COLLECTION_SIZE } from '../../../runtime/eval/limits.js';
+
+const POLICY = `package p
+
+plain := {"msg": input.m, "field": input.f}
+odd_keys := {"a-b": 1, "1": input.m, "__proto__": input.f, "constructor": "c", "": 0}
+missing := {"msg": input.m, "gone": input.nothing}
+nested := {"outer": {"inner": input.m}, "list": [input.m, input.f]}
+later_error := {"first": input.m, "second": to_number(input.m)}
+repeated := {"k": input.m, "k": input.m}
+conflict := {"k": input.m, "k": input.f}
+in_set contains {"m": x, "i": i} if some i, x in input.xs
+size := count({"a": 1, "b": input.m, "c": input.f})
+`;
+
+const QUERIES = ['data.p.plain', 'data.p.odd_keys', 'data.p.missing', 'data.p.nested', 'data.p.later_error', 'data.p.repeated', 'data.p.conflict', 'data.p.in_set', 'data.p.size', 'data.p'];
+
+const INPUTS = [
+  { m: 'one', f: 'two', xs: ['a', 'b'] },
+  { m: '12', f: 12, xs: [] },
+  { m: 'x' },
+];
+
+type Outcome = { ok: unknown } | { error: string; code?: string };
+
+function outcome(run: () => { expressions: { value: unknown }[] }[]): Outcome {
+  try {
+    return { ok: run().map((r) => toJS(r.expressions[0]!.value as never)) };
+  } catch (e) {
+    return { error: (e as Error).message, code: (e as { code?: string }).code };
+  }
+}
+
+describe('object literals with constant string keys', () => {
+  const js = compile([{ file: 'p.rego', text: POLICY }]);
+  const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
+  const data = fromJS({});
+  afterEach(() => setEvalLimits({ maxCollectionSize: DEFAULT_MAX_COLLECTION_SIZE }));
+
+  const agree = (opts: { input: ReturnType<typeof fromJS>; data: ReturnType<typeof fromJS>; strictBuiltinErrors?: boolean }): void => {
+    for (const q of QUERIES) {
+      const a = outcome(() => js.prepare(q).eval(opts) as never);
+      expect(a, q).toEqual(outcome(() => closures.prepare(q).eval(opts) as never));
+      expect(a, q).toEqual(outcome(() => prepareInterpreted(js, q).eval(opts) as never));
+    }
+  };
+
+  for (const input of INPUTS) {
+    for (const strict of [false, true]) {
+      it(`agree with the closures and the interpreter (${JSON.stringify(input)}, ${strict ? 'strict' : 'lenient'})`, () => {
+        agree({ input: fromJS(input), data, strictBuiltinErrors: strict });
+      });
+    }
+  }
+
+  it('keep keys that are not identifiers as ordinary keys', () => {
+    const v = js.prepare('data.p.odd_keys').eval({ input: fromJS(INPUTS[0]), data })[0]!.expressions[0]!.value as RObject;
+    expect(v).toBeInstanceOf(RObject);
+    expect(v.keys()).toEqual(['', '1', '__proto__', 'a-b', 'constructor']);
+    expect(v.values()).toEqual([0, 'one', 'two', 1, 'c']);
+    expect(v.get('__proto__')).toBe('two');
+  });
+
+  it('check the collection cap as each key is added', () => {
+    const input = fromJS({ m: 'one', f: 'two' });
+    setEvalLimits({ maxCollectionSize: 2 });
+    const a = outcome(() => js.prepare('data.p.size').eval({ input, data }) as never);
+    expect(a).toMatchObject({ code: 'eval_cancel_error', error: expect.stringMatching(/collection size limit exceeded \(more than 2 members/) });
+    expect(a).toEqual(outcome(() => closures.prepare('data.p.size').eval({ input, data }) as never));
+    expect(outcome(() => js.prepare('data.p.plain').eval({ input, data }) as never)).toEqual({ ok: [{ msg: 'one', field: 'two' }] });
+  });
+});
