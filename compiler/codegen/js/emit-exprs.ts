@@ -23,6 +23,11 @@ function constantStringKeys(entries: [Expr, Expr][]): boolean {
   return entries.length > 0;
 }
 
+/** A constant string, boolean or null: no other value equals it, so `===` is Rego equality with it. */
+function comparedByIdentity(e: Expr | undefined): boolean {
+  return e?.k === 'const' && (typeof e.value === 'string' || typeof e.value === 'boolean' || e.value === null);
+}
+
 /** Expressions whose value is never a string argument to check (a constant is known small). */
 const NOT_A_STRING = new Set<Expr['k']>(['const', 'array', 'set', 'object', 'compr']);
 
@@ -147,6 +152,16 @@ export abstract class ExprEmitter {
     return _`B[${this.tables.B.length - 1}]`;
   }
 
+  /**
+   * Code testing Rego equality of `a` and `b` (the expressions they came from, when
+   * known): `===` when either is a constant string, boolean or null, which no other
+   * value equals (runtime/value/compare.ts equal); else the runtime's `equal`.
+   */
+  /** @internal (emit.ts) */
+  equality(a: Code, b: Code, ae: Expr | undefined, be: Expr | undefined): Code {
+    return comparedByIdentity(ae) || comparedByIdentity(be) ? _`${a} === ${b}` : _`equal(${a}, ${b})`;
+  }
+
   /** Code that matches `v` against a pattern, binding slots; `break fail` on mismatch. */
   /** @internal (emit-inline.ts) */
   pattern(p: Pattern, v: Code, fail: Name): Code {
@@ -158,7 +173,7 @@ export abstract class ExprEmitter {
       case 'value': {
         const pre: Code[] = [];
         const w = this.expr(p.expr, fail, pre);
-        return join([...pre, _`if (!equal(${v}, ${w})) break ${fail};`]);
+        return join([...pre, _`if (!(${this.equality(v, w, undefined, p.expr)})) break ${fail};`]);
       }
       case 'array': {
         const t = this.names.next('t');
@@ -215,7 +230,12 @@ export abstract class ExprEmitter {
           return this.checked(_`(plain ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }
         if (cmp && args.length === 2) {
-          return this.checked(_`(plain ? ${cmp(args[0]!, args[1]!)} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
+          const [a, b] = [args[0]!, args[1]!];
+          let test = cmp(a, b);
+          if ((e.name === 'equal' || e.name === 'neq') && (comparedByIdentity(e.args[0]) || comparedByIdentity(e.args[1]))) {
+            test = e.name === 'equal' ? _`${a} === ${b}` : _`${a} !== ${b}`;
+          }
+          return this.checked(_`(plain ? ${test} : ops.callByName(${name}, [${a}, ${b}], c, ${loc}))`, fail, pre);
         }
         return this.builtinCall(e, args, name, loc, fail, pre);
       }

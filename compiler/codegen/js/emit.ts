@@ -230,7 +230,7 @@ export class Emitter extends ExprEmitter {
       case 'equal': {
         const a = this.expr(s.a, fail, pre);
         const b = this.expr(s.b, fail, pre);
-        return join([...pre, _`if (!equal(${a}, ${b})) break ${fail};`, rest(fail)]);
+        return join([...pre, _`if (!(${this.equality(a, b, s.a, s.b)})) break ${fail};`, rest(fail)]);
       }
       case 'match': {
         const v = this.expr(s.expr, fail, pre);
