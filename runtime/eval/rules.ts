@@ -27,7 +27,7 @@ export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: E
 /**
  * The outcome of an exception thrown by builtin `def` called at `loc`: `undefined` (no
  * result), or a located EvalError thrown. invokeBuiltin's catch, and the generated
- * code's, which calls `def.impl` in place (compiler/codegen/js/emit-exprs.ts) after
+ * code's, which calls `def.impl` in place (compiler/codegen/js/emit-direct.ts) after
  * the same checkArgumentRoom of large string arguments.
  */
 export function builtinFailed(err: unknown, def: BuiltinDef, name: string, c: EvalContext, loc: EvalLocation): undefined {

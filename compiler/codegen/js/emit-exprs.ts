@@ -10,26 +10,9 @@ import type { ClosureCompiler } from './closures.js';
 import type { E } from './types.js';
 import type { InlineFunction } from './emit-inline-call.js';
 import { _, Code, join, Name, Names } from './code.js';
+import { builtinCall, comparedByIdentity, constantStringKeys, stringKeyedObject } from './emit-direct.js';
 
 export class Unsupported extends Error {}
-
-/** Whether an object's keys are all constant strings, none repeated. */
-function constantStringKeys(entries: [Expr, Expr][]): boolean {
-  const seen = new Set<string>();
-  for (const [k] of entries) {
-    if (k.k !== 'const' || typeof k.value !== 'string' || seen.has(k.value)) return false;
-    seen.add(k.value);
-  }
-  return entries.length > 0;
-}
-
-/** A constant string, boolean or null: no other value equals it, so `===` is Rego equality with it. */
-function comparedByIdentity(e: Expr | undefined): boolean {
-  return e?.k === 'const' && (typeof e.value === 'string' || typeof e.value === 'boolean' || e.value === null);
-}
-
-/** Expressions whose value is never a string argument to check (a constant is known small). */
-const NOT_A_STRING = new Set<Expr['k']>(['const', 'array', 'set', 'object', 'compr']);
 
 /** Thrown while emitting with local slots when something needs the frame array. */
 export class NeedsFrame extends Error {}
@@ -147,7 +130,8 @@ export abstract class ExprEmitter {
     return _`CL[${this.tables.CL.length - 1}](f, c)`;
   }
 
-  protected builtin(name: string, loc: Location): Code {
+  /** @internal (emit-direct.ts) */
+  builtin(name: string, loc: Location): Code {
     this.tables.B.push(this.cc.builtin(name, loc));
     return _`B[${this.tables.B.length - 1}]`;
   }
@@ -237,7 +221,7 @@ export abstract class ExprEmitter {
           }
           return this.checked(_`(plain ? ${test} : ops.callByName(${name}, [${a}, ${b}], c, ${loc}))`, fail, pre);
         }
-        return this.builtinCall(e, args, name, loc, fail, pre);
+        return builtinCall(this, e, args, name, loc, fail, pre);
       }
       case 'callfn': {
         const args = e.args.map((a) => this.expr(a, fail, pre));
@@ -256,7 +240,7 @@ export abstract class ExprEmitter {
       case 'compr':
         return this.comprehension(e, pre);
       case 'object': {
-        if (constantStringKeys(e.entries)) return this.stringKeyedObject(e.entries, fail, pre);
+        if (constantStringKeys(e.entries)) return stringKeyedObject(this, e.entries, fail, pre);
         // Entry by entry, as closures.ts: key, value (undefined leaves), then setUnique
         // (a repeated key with another value is an error).
         const o = this.names.next('o');
@@ -389,50 +373,6 @@ export abstract class ExprEmitter {
   abstract block(stmts: Block, i: number, fail: Name, success: (fail: Name) => Code, first: boolean): Code;
 
   /** Put a value in a temp, leaving the path when it is undefined. */
-  /**
-   * An object whose keys are distinct constant strings (`{"msg": msg, "field": f}`):
-   * the values in order (an undefined one leaves), stored straight into a props object
-   * (no key can conflict, so no setUnique), with the collection cap checked where
-   * RObject.set would check it, after each value from the second.
-   */
-  private stringKeyedObject(entries: [Expr, Expr][], fail: Name, pre: Code[]): Code {
-    const p = this.names.next('t');
-    const stores: Code[] = [];
-    entries.forEach(([ke, ve], i) => {
-      const v = this.expr(ve, fail, pre);
-      if (i > 0) pre.push(_`if (${i + 1} > rt.limits.maxCollectionSize) rt.collectionTooLarge();`);
-      const key = (ke as Expr & { k: 'const' }).value as string;
-      stores.push(_`${p}${propKey(key, this.k(key))} = ${v};`);
-    });
-    const o = this.names.next('o');
-    pre.push(_`const ${p} = RObject.bareProps();`, ...stores, _`const ${o} = new RObject(${p}, ${entries.length});`);
-    return o;
-  }
-
-  /**
-   * A builtin call. Without `with` mocks (`plain`) the implementation is called in
-   * place: each call site then has its own inline cache for `impl`, where the shared
-   * `X.call` path (closures' invoke, runtime/eval/rules.ts invokeBuiltin) is one
-   * megamorphic call for every builtin of the process. The same checks as invokeBuiltin:
-   * a heap room check for a large string argument first, and the exception mapped by
-   * rt.builtinFailed (no result, or a located error).
-   */
-  private builtinCall(e: Expr & { k: 'call' }, args: Code[], name: Code, loc: Code, fail: Name, pre: Code[]): Code {
-    const def = this.builtin(e.name, e.loc);
-    const list = join(args, new Code(', '));
-    const t = this.names.next('t');
-    const room = args
-      .filter((_a, i) => !NOT_A_STRING.has(e.args[i]!.k))
-      .map((a) => _`if (typeof ${a} === 'string' && ${a}.length >= rt.LARGE_ARGUMENT) rt.checkArgumentRoom(${name}, ${a}.length);`);
-    pre.push(
-      _`let ${t};`,
-      _`if (plain) { ${join(room)}try { ${t} = ${def}.impl([${list}], c.builtins); } catch (err) { ${t} = rt.builtinFailed(err, ${def}, ${name}, c, ${loc}); } }`,
-      _`else ${t} = X.call(${def}, ${name}, [${list}], c, ${loc});`,
-      _`if (${t} === undefined) break ${fail};`,
-    );
-    return t;
-  }
-
   protected checked(value: Code, fail: Name, pre: Code[]): Code {
     const t = this.names.next('t');
     pre.push(_`const ${t} = ${value};`, _`if (${t} === undefined) break ${fail};`);

@@ -1,5 +1,5 @@
 // Builtin calls in generated code call the builtin's implementation in place when no
-// `with` mock is active (compiler/codegen/js/emit-exprs.ts builtinCall), and through
+// `with` mock is active (compiler/codegen/js/emit-direct.ts builtinCall), and through
 // the shared invoke path (runtime/eval/rules.ts invokeBuiltin) otherwise. Both must give
 // what the closure back end and the reference interpreter give: values, an undefined
 // result for a failing builtin, the located error in strict mode, builtin mocks

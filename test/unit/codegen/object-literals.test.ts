@@ -1,5 +1,5 @@
 // Object literals whose keys are distinct constant strings are built in place by the
-// generated code (compiler/codegen/js/emit-exprs.ts stringKeyedObject: values in order,
+// generated code (compiler/codegen/js/emit-direct.ts stringKeyedObject: values in order,
 // stored straight into the props object, the collection cap checked as RObject.set
 // would). They must give what the closure back end and the interpreter give: keys that
 // are not identifiers (`a-b`, `1`, `__proto__`, `constructor`), an undefined value,
