@@ -7,8 +7,8 @@
 // string argument.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compile } from '../../../compiler/index.js';
-import { prepareInterpreted } from '../../../compiler/interp/index.js';
 import { fromJS, toJS } from '../../../runtime/index.js';
+import { expectSameOutcomes, queryOutcome } from './three-way.js';
 import { ClosureCompiler } from '../../../compiler/codegen/js/closures.js';
 import { setEvalLimits } from '../../../runtime/eval/limits.js';
 
@@ -44,17 +44,6 @@ const INPUTS = [
 
 const QUERIES = ['data.p.n', 'data.p.up', 'data.p.size', 'data.p.joined', 'data.p.in_loop', 'data.p.mocked_value', 'data.p.mocked_fn', 'data.p.other_under_mock', 'data.p.parsed'];
 
-type Outcome = { ok: unknown } | { error: string; code?: string; location?: unknown };
-
-function outcome(run: () => { expressions: { value: unknown }[] }[]): Outcome {
-  try {
-    return { ok: run().map((r) => toJS(r.expressions[0]!.value as never)) };
-  } catch (e) {
-    const err = e as Error & { code?: string; location?: unknown };
-    return { error: err.message, code: err.code, location: err.location };
-  }
-}
-
 describe('builtin calls in generated code', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);
   const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
@@ -64,20 +53,15 @@ describe('builtin calls in generated code', () => {
   for (const strict of [false, true]) {
     for (const input of INPUTS) {
       it(`agree with the closures and the interpreter (${strict ? 'strict' : 'lenient'}, ${JSON.stringify(input)})`, () => {
-        const opts = { input: fromJS(input), data, strictBuiltinErrors: strict };
-        for (const q of QUERIES) {
-          const a = outcome(() => js.prepare(q).eval(opts) as never);
-          expect(a, q).toEqual(outcome(() => closures.prepare(q).eval(opts) as never));
-          expect(a, q).toEqual(outcome(() => prepareInterpreted(js, q).eval(opts) as never));
-        }
+        expectSameOutcomes(js, closures, QUERIES, { input: fromJS(input), data, strictBuiltinErrors: strict });
       });
     }
   }
 
   it('make a failing call undefined, or a located error in strict mode', () => {
     const input = fromJS({ s: 'abc', xs: [] });
-    expect(outcome(() => js.prepare('data.p.n').eval({ input, data }) as never)).toEqual({ ok: [] });
-    const strict = outcome(() => js.prepare('data.p.n').eval({ input, data, strictBuiltinErrors: true }) as never);
+    expect(queryOutcome(() => js.prepare('data.p.n').eval({ input, data }) as never)).toEqual({ ok: [] });
+    const strict = queryOutcome(() => js.prepare('data.p.n').eval({ input, data, strictBuiltinErrors: true }) as never);
     expect(strict).toMatchObject({
       code: 'eval_builtin_error',
       error: 'to_number: strconv.ParseFloat: parsing "abc": invalid syntax',
@@ -102,7 +86,7 @@ describe('builtin calls in generated code', () => {
     setEvalLimits({ heapLimitMb: 1 });
     try {
       const input = fromJS({ s: '"' + 'a'.repeat(2 << 20) + '"', xs: [] });
-      const r = outcome(() => js.prepare('data.p.parsed').eval({ input, data }) as never);
+      const r = queryOutcome(() => js.prepare('data.p.parsed').eval({ input, data }) as never);
       expect(r).toMatchObject({ code: 'eval_cancel_error', error: expect.stringMatching(/json\.unmarshal on a 2 MB string could exceed/) });
     } finally {
       setEvalLimits({ heapLimitMb: 0 });

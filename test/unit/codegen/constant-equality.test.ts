@@ -6,7 +6,7 @@
 // interpreter for every kind of value.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
-import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { expectSameOutcomes } from './three-way.js';
 import { fromJS, toJS } from '../../../runtime/index.js';
 
 const POLICY = `package p
@@ -36,14 +36,6 @@ const VALUES = ['one', 'One', '1', 1, 1.0, true, false, null, [], ['one'], {}, {
 
 const QUERIES = ['data.p.named', 'data.p.is_one', 'data.p.is_null', 'data.p.is_true', 'data.p.eq_one', 'data.p.neq_one', 'data.p.eq_false', 'data.p.neq_null', 'data.p.pair_b', 'data.p.in_loop'];
 
-function outcome(run: () => { expressions: { value: unknown }[] }[]): unknown {
-  try {
-    return { ok: run().map((r) => toJS(r.expressions[0]!.value as never)) };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
-
 describe('equality with a constant', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);
   const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
@@ -51,12 +43,7 @@ describe('equality with a constant', () => {
 
   for (const v of VALUES) {
     it(`agrees with the closures and the interpreter for ${JSON.stringify(v)}`, () => {
-      const input = fromJS({ v, pair: ['a', v], list: VALUES });
-      for (const q of QUERIES) {
-        const a = outcome(() => js.prepare(q).eval({ input, data }) as never);
-        expect(a, q).toEqual(outcome(() => closures.prepare(q).eval({ input, data }) as never));
-        expect(a, q).toEqual(outcome(() => prepareInterpreted(js, q).eval({ input, data }) as never));
-      }
+      expectSameOutcomes(js, closures, QUERIES, { input: fromJS({ v, pair: ['a', v], list: VALUES }), data });
     });
   }
 

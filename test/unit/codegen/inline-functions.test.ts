@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compile } from '../../../compiler/index.js';
 import { prepareInterpreted } from '../../../compiler/interp/index.js';
+import { expectSameOutcomes, queryOutcome } from './three-way.js';
 import { Program } from '../../../compiler/codegen/js/program.js';
 import { fromJS, toJS } from '../../../runtime/index.js';
 
@@ -98,16 +99,6 @@ const QUERIES = [
   'data.p',
 ];
 
-type Outcome = { ok: unknown } | { error: string };
-
-function outcome(run: () => { expressions: { value: unknown }[] }[]): Outcome {
-  try {
-    return { ok: run().map((r) => toJS(r.expressions[0]!.value as never)) };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
-
 describe('in-place function calls', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);
   const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
@@ -116,23 +107,16 @@ describe('in-place function calls', () => {
 
   for (const input of INPUTS) {
     it(`agree for ${JSON.stringify(input)}`, () => {
-      const i = fromJS(input);
-      for (const q of QUERIES) {
-        const a = outcome(() => js.prepare(q).eval({ input: i, data }) as never);
-        const b = outcome(() => closures.prepare(q).eval({ input: i, data }) as never);
-        const c = outcome(() => prepareInterpreted(js, q).eval({ input: i, data }) as never);
-        expect(a, q).toEqual(b);
-        expect(a, q).toEqual(c);
-      }
+      expectSameOutcomes(js, closures, QUERIES, { input: fromJS(input), data });
     });
   }
 
   it('raises the builtin error of the inlined body (strict builtin errors)', () => {
     const opts = { input: fromJS({ s: 'x' }), data, strictBuiltinErrors: true };
-    const a = outcome(() => js.prepare('data.p.converted').eval(opts) as never);
+    const a = queryOutcome(() => js.prepare('data.p.converted').eval(opts) as never);
     expect('error' in a && a.error).toMatch(/to_number/);
-    expect(a).toEqual(outcome(() => closures.prepare('data.p.converted').eval(opts) as never));
-    expect(a).toEqual(outcome(() => prepareInterpreted(js, 'data.p.converted').eval(opts) as never));
+    expect(a).toEqual(queryOutcome(() => closures.prepare('data.p.converted').eval(opts) as never));
+    expect(a).toEqual(queryOutcome(() => prepareInterpreted(js, 'data.p.converted').eval(opts) as never));
   });
 
   it('runs the calls in place when no mock is active', () => {

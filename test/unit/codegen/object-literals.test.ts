@@ -7,8 +7,8 @@
 // repeated keys (the shared path), and the collection cap.
 import { afterEach, describe, expect, it } from 'vitest';
 import { compile } from '../../../compiler/index.js';
-import { prepareInterpreted } from '../../../compiler/interp/index.js';
 import { fromJS, RObject, toJS } from '../../../runtime/index.js';
+import { expectSameOutcomes, queryOutcome } from './three-way.js';
 import { setEvalLimits, DEFAULT_MAX_COLLECTION_SIZE } from '../../../runtime/eval/limits.js';
 
 const POLICY = `package p
@@ -32,34 +32,16 @@ const INPUTS = [
   { m: 'x' },
 ];
 
-type Outcome = { ok: unknown } | { error: string; code?: string };
-
-function outcome(run: () => { expressions: { value: unknown }[] }[]): Outcome {
-  try {
-    return { ok: run().map((r) => toJS(r.expressions[0]!.value as never)) };
-  } catch (e) {
-    return { error: (e as Error).message, code: (e as { code?: string }).code };
-  }
-}
-
 describe('object literals with constant string keys', () => {
   const js = compile([{ file: 'p.rego', text: POLICY }]);
   const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
   const data = fromJS({});
   afterEach(() => setEvalLimits({ maxCollectionSize: DEFAULT_MAX_COLLECTION_SIZE }));
 
-  const agree = (opts: { input: ReturnType<typeof fromJS>; data: ReturnType<typeof fromJS>; strictBuiltinErrors?: boolean }): void => {
-    for (const q of QUERIES) {
-      const a = outcome(() => js.prepare(q).eval(opts) as never);
-      expect(a, q).toEqual(outcome(() => closures.prepare(q).eval(opts) as never));
-      expect(a, q).toEqual(outcome(() => prepareInterpreted(js, q).eval(opts) as never));
-    }
-  };
-
   for (const input of INPUTS) {
     for (const strict of [false, true]) {
       it(`agree with the closures and the interpreter (${JSON.stringify(input)}, ${strict ? 'strict' : 'lenient'})`, () => {
-        agree({ input: fromJS(input), data, strictBuiltinErrors: strict });
+        expectSameOutcomes(js, closures, QUERIES, { input: fromJS(input), data, strictBuiltinErrors: strict });
       });
     }
   }
@@ -75,9 +57,9 @@ describe('object literals with constant string keys', () => {
   it('check the collection cap as each key is added', () => {
     const input = fromJS({ m: 'one', f: 'two' });
     setEvalLimits({ maxCollectionSize: 2 });
-    const a = outcome(() => js.prepare('data.p.size').eval({ input, data }) as never);
+    const a = queryOutcome(() => js.prepare('data.p.size').eval({ input, data }) as never);
     expect(a).toMatchObject({ code: 'eval_cancel_error', error: expect.stringMatching(/collection size limit exceeded \(more than 2 members/) });
-    expect(a).toEqual(outcome(() => closures.prepare('data.p.size').eval({ input, data }) as never));
-    expect(outcome(() => js.prepare('data.p.plain').eval({ input, data }) as never)).toEqual({ ok: [{ msg: 'one', field: 'two' }] });
+    expect(a).toEqual(queryOutcome(() => closures.prepare('data.p.size').eval({ input, data }) as never));
+    expect(queryOutcome(() => js.prepare('data.p.plain').eval({ input, data }) as never)).toEqual({ ok: [{ msg: 'one', field: 'two' }] });
   });
 });
