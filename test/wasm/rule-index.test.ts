@@ -2,7 +2,10 @@
 // that compiler/passes/rule-index.ts indexes must give exactly the JS back end's result
 // (values, undefined and conflict errors) for hits, misses, several definitions with
 // the same constant, unindexed definitions mixed in between, non-string constants,
-// data refs, defaults, else chains, and set and object rules.
+// data refs, defaults, else chains, and set and object rules. A group's definitions
+// share their Wasm locals (BodyGen.definitionScope), so a group of hundreds of
+// definitions stays a function of a few dozen locals.
+import binaryen from 'binaryen';
 import { describe, expect, it } from 'vitest';
 import { compile, compileWasm } from '../../compiler/index.js';
 import { fromJS, toJS } from '../../runtime/value/json.js';
@@ -153,6 +156,33 @@ describe('rule index on the Wasm back end', () => {
     const host = await WasmPolicy.load(await compileWasm(policy, [['idx', 'allow']]));
     host.setData({});
     for (const input of [{ x: 'c0' }, { x: 'c499' }, { x: 'c250', y: true }, { x: 'c500' }, { y: 1 }, {}]) {
+      const v = decide({ input: fromJS(input), data: fromJS({}) });
+      expect(canonical(host.evaluate(input)), JSON.stringify(input)).toBe(canonical(v === undefined ? [] : [{ result: toJS(v) }]));
+    }
+  }, 120_000);
+
+  it('definitions share their locals, and each still starts from fresh ones', async () => {
+    ensureRuntime();
+    // Each definition needs locals of its own (an else chain's flag, array, object and
+    // comprehension builders, a template): 300 of them must not make 300 sets of locals.
+    const lines = [head];
+    for (let i = 0; i < 100; i++) {
+      lines.push(`out := [${i}, input.n] if { input.x == "a${i}"; count({"k": input.n, "i": ${i}}) == 2 }`);
+      lines.push(`out := $"b-{input.n}-${i}" if { input.x == "b${i}"; input.n > 1 } else := [v | some v in [${i}, input.n]; v > 0] if input.x == "b${i}"`);
+      lines.push(`out := {"i": ${i}, "n": [n | some n in [input.n]]} if input.x == "c${i}"`);
+    }
+    const policy = compile([{ file: 'idx.rego', text: lines.join('\n') + '\n' }]);
+    expect(policy.ir.groups.find((g) => g.path.join('.') === 'idx.out')?.index, 'indexed').toBeDefined();
+    const raw = binaryen.readBinary(await compileWasm(policy, [['idx', 'out']], { optimize: 0 }));
+    let most = 0;
+    for (let i = 0; i < raw.getNumFunctions(); i++) most = Math.max(most, binaryen.getFunctionInfo(raw.getFunctionByIndex(i)).vars.length);
+    raw.dispose();
+    expect(most, 'locals of the largest generated function').toBeLessThan(60);
+    const decide = policy.prepareDecision(['idx', 'out']);
+    const host = await WasmPolicy.load(await compileWasm(policy, [['idx', 'out']]));
+    host.setData({});
+    const inputs = [{ x: 'a0', n: 5 }, { x: 'a99', n: 1 }, { x: 'b7', n: 3 }, { x: 'b7', n: 1 }, { x: 'b7', n: -1 }, { x: 'c42', n: 2 }, { x: 'c42' }, { x: 'a5' }, { x: 'zz', n: 1 }, {}];
+    for (const input of inputs) {
       const v = decide({ input: fromJS(input), data: fromJS({}) });
       expect(canonical(host.evaluate(input)), JSON.stringify(input)).toBe(canonical(v === undefined ? [] : [{ result: toJS(v) }]));
     }

@@ -55,7 +55,7 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
     const stopAll = sameConstValue(g);
     out.push(m.local.set(result, m.i32.const(0)));
     const defs: DefCode[] = [];
-    for (const [di, d0] of g.defs.entries()) {
+    for (const [di, d0] of g.defs.entries()) defs.push({ def: di, code: f.definitionScope(() => {
       // an else chain: the first branch with a solution gives the value
       const chain = f.label('chain');
       const matched = f.temp();
@@ -81,8 +81,8 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
           m.br(chain, m.local.get(matched, I32)),
         );
       }
-      defs.push({ def: di, code: m.block(chain, branches) });
-    }
+      return m.block(chain, branches);
+    }) });
     out.push(m.block(exit, order(defs)));
     if (g.default !== undefined) {
       out.push(m.if(m.i32.eqz(m.local.get(result, I32)), m.local.set(result, m.global.get(L.constant(g.default), I32))));
@@ -98,11 +98,11 @@ export function emitGroup(L: Linker, g: RuleGroup, name: string): void {
       // general ref heads (`a.b[x].c[y] := v`, multi-level `contains`): nested objects
       // along the keys, the value (or a set member) at the last one, as the JS back end
       const general = g.leafSet === true || d.keys.length > 1;
-      defs.push({ def: di, code: f.body(d.body, (fail) => isSet
+      defs.push({ def: di, code: f.definitionScope(() => f.body(d.body, (fail) => isSet
         ? [m.drop(f.rt('rt_set_add', [m.local.get(result, I32), f.expr(d.value, fail)]))]
         : general
           ? [m.if(m.i32.eqz(f.rt('rt_obj_put_path', [m.local.get(result, I32), f.expr({ k: 'array', items: d.keys }, fail), f.expr(d.value, fail), m.i32.const(g.leafSet ? 1 : 0)])), f.rt('rt_conflict', [], binaryen.none))]
-          : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))]) });
+          : [m.if(m.i32.eqz(f.rt('rt_obj_put_once', [m.local.get(result, I32), f.expr(d.keys[0]!, fail), f.expr(d.value, fail)])), f.rt('rt_conflict', [], binaryen.none))])) });
     }
     out.push(...order(defs));
   } else throw new WasmUnsupportedError(`${where}: kind ${String(g.kind)}`);
