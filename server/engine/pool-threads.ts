@@ -8,10 +8,14 @@
 // thread dies, and a new serve task (new port) is started at once, or after a pause
 // when the last one served for less than a second (no restart loop).
 //
-// A worker holds at most one batch. Tasks queued in one turn of the event loop are
-// split over the free workers; tasks that arrive while every worker is busy wait
-// here and leave together when a worker is free (at most 1/N of them for N
-// workers), so under load one message and one thread wake-up carry many requests.
+// A worker holds at most two batches: the one it runs, and one waiting in its port's
+// queue. Tasks queued in one turn of the event loop are split over the idle workers
+// (at most 1/N of them each for N workers); when no worker is idle they go, as one
+// batch, to a busy worker that has none waiting, so the worker starts on them as soon
+// as it answers the batch before, without a round trip through this thread (one
+// worker served 20% more requests per second than with one batch at a time). Tasks
+// that arrive while every worker has a batch waiting wait here and leave together,
+// so under load one message and one thread wake-up carry many requests.
 // Limits: each thread has a heap limit (resourceLimits); a watchdog reads a shared
 // board where workers note when each task of a batch started, and terminates the
 // thread whose task runs past its deadline plus a grace period. When a thread dies
@@ -63,8 +67,10 @@ interface Member {
   /** The serving thread's id (-1 until it reports it). */
   threadId: number;
   worker?: Worker;
-  /** The batch it is running (at most one). */
+  /** The batch it is running (or has answered, the answer not yet read). */
   batch?: LiveBatch;
+  /** The batch posted behind it, waiting in the worker's port queue. */
+  next?: LiveBatch;
   /** When the task was posted, then when it started serving (ms since the epoch). */
   started: number;
 }
@@ -228,22 +234,29 @@ export class WorkerThreads {
   }
 
   /**
-   * The free workers that may take tasks now: the idle ones not compiling; while
-   * only compiling workers are idle, none (the tasks wait for a busy one) unless
-   * every worker is compiling (then it answers them between its compile steps).
+   * The free workers that may take tasks now: the idle ones not compiling; when none
+   * is idle, the busy ones not compiling with no batch waiting (one of them takes the
+   * tasks as its next batch); while only compiling workers are idle, none (the tasks
+   * wait for a busy one) unless every worker is compiling (then it answers them
+   * between its compile steps).
    */
   private freeMembers(): Member[] {
     const free: Member[] = [];
+    let busy: Member[] | undefined;
     let fallback: Member[] | undefined;
     let other = false;
     for (const m of this.members) {
       const compiling = this.opts.isCompiling(m.threadId);
       if (!compiling) other = true;
-      if (m.batch !== undefined) continue;
+      if (m.batch !== undefined) {
+        if (!compiling && m.next === undefined && m.batch.stopped === undefined) (busy ??= []).push(m);
+        continue;
+      }
       if (!compiling) free.push(m);
       else (fallback ??= []).push(m);
     }
-    return other ? free : (fallback ?? []);
+    if (!other) return fallback ?? [];
+    return free.length > 0 || busy === undefined ? free : busy.slice(0, 1);
   }
 
   /**
@@ -268,18 +281,21 @@ export class WorkerThreads {
   private dispatch(member: Member, part: QueuedTask[]): void {
     const slot = this.freeSlots.pop() ?? -1;
     if (slot >= 0) Atomics.store(this.board, slot * 2 + 1, 0);
-    member.batch = { part, slot };
+    if (member.batch === undefined) member.batch = { part, slot };
+    else member.next = { part, slot };
     member.port.ref(); // a pending evaluation keeps the process alive; an idle pool does not
     const tasks = new Array<EvalTask>(part.length);
     for (let i = 0; i < part.length; i++) tasks[i] = part[i]!.task;
     member.port.postMessage({ batch: tasks, slot } satisfies EvalBatch);
   }
 
+  /** The answer to the member's first batch (a worker answers its batches in order). */
   private onReply(member: Member, outcomes: EvalOutcome[]): void {
     const batch = member.batch;
     if (batch === undefined) return;
-    member.batch = undefined;
-    member.port.unref();
+    member.batch = member.next;
+    member.next = undefined;
+    if (member.batch === undefined) member.port.unref();
     this.release(batch);
     for (let j = 0; j < batch.part.length; j++) batch.part[j]!.resolve(outcomes[j]!);
     this.flush();
@@ -302,9 +318,10 @@ export class WorkerThreads {
     if (at >= 0) this.members.splice(at, 1);
     if (Date.now() - member.started >= RESPAWN_DELAY_MS) this.serve();
     else setTimeout(() => this.serve(), RESPAWN_DELAY_MS).unref();
-    const batch = member.batch;
-    if (batch !== undefined) {
-      member.batch = undefined;
+    const batches = [member.batch, member.next];
+    member.batch = member.next = undefined;
+    for (const batch of batches) {
+      if (batch === undefined) continue;
       const index = batch.stopped ?? (batch.slot >= 0 ? Atomics.load(this.board, batch.slot * 2 + 1) - 1 : -1);
       this.release(batch);
       this.failed(batch, index, e);
@@ -341,14 +358,16 @@ export class WorkerThreads {
     const now = Date.now() - this.epoch;
     const limit = this.opts.timeoutMs + this.opts.graceMs;
     for (const m of this.members) {
-      const batch = m.batch;
-      if (batch === undefined || batch.slot < 0 || batch.stopped !== undefined) continue;
-      const index = Atomics.load(this.board, batch.slot * 2 + 1);
-      if (index === 0) continue;
-      if (now - Atomics.load(this.board, batch.slot * 2) > limit) {
-        batch.stopped = index - 1;
-        const worker = m.worker ?? this.piscina.threads.find((w) => w.threadId === m.threadId);
-        void worker?.terminate();
+      // The running batch is the first, or the next one once the first is answered.
+      for (const batch of [m.batch, m.next]) {
+        if (batch === undefined || batch.slot < 0 || batch.stopped !== undefined) continue;
+        const index = Atomics.load(this.board, batch.slot * 2 + 1);
+        if (index === 0) continue;
+        if (now - Atomics.load(this.board, batch.slot * 2) > limit) {
+          batch.stopped = index - 1;
+          const worker = m.worker ?? this.piscina.threads.find((w) => w.threadId === m.threadId);
+          void worker?.terminate();
+        }
       }
     }
   }
@@ -359,8 +378,8 @@ export class WorkerThreads {
     if (this.watchdog) clearInterval(this.watchdog);
     for (const q of this.queued.splice(0)) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
     for (const m of this.members.splice(0)) {
-      for (const q of m.batch?.part ?? []) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
-      m.batch = undefined;
+      for (const q of [...(m.batch?.part ?? []), ...(m.next?.part ?? [])]) q.resolve({ timers: {}, cacheHit: false, error: CLOSED });
+      m.batch = m.next = undefined;
     }
     this.checkServing();
     await this.piscina.destroy();

@@ -8,7 +8,7 @@
 // that names them, so they become visible everywhere at once.
 //
 // Evaluation runs on the threads of pool-threads.ts (piscina's threads, each
-// serving batches on its own port, one batch in flight per worker, the watchdog,
+// serving batches on its own port, up to two batches in flight per worker, the watchdog,
 // replacement of a worker that dies). Acknowledgements, prepares and compiles count
 // the serving threads (a thread listens to broadcasts once it serves); each first
 // waits, bounded, for the threads still starting to serve.

@@ -193,11 +193,28 @@ function runBatch(message: EvalBatch): EvalOutcome[] {
   return out;
 }
 
+/**
+ * The batch waiting for a newer engine state, if any: batches that arrive meanwhile
+ * (the pool posts a second one while the first runs) wait behind it, so the answers
+ * leave in the order the batches came.
+ */
+let behind: Promise<void> | undefined;
+
 function onBatch(message: EvalBatch): void {
   let newest = -1;
   for (const t of message.batch) if (t.generation > newest) newest = t.generation;
-  if (generation >= newest) port.postMessage(runBatch(message));
-  else void reached(newest).then(() => port.postMessage(runBatch(message)));
+  if (behind === undefined && generation >= newest) {
+    port.postMessage(runBatch(message));
+    return;
+  }
+  const after: Promise<void> = (behind ?? Promise.resolve())
+    .then(() => reached(newest))
+    .then(() => port.postMessage(runBatch(message)))
+    .catch(() => undefined) // the port closed: the pool is gone
+    .finally(() => {
+      if (behind === after) behind = undefined;
+    });
+  behind = after;
 }
 
 let port: MessagePort;

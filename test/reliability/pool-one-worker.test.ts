@@ -1,10 +1,12 @@
 // The worker pool with ONE worker (the default on 2 cores), through the pool's own
-// message path (server/engine/pool-threads.ts: one port per worker, at most one
-// batch in flight, the tasks that arrive meanwhile leave together). A stuck
-// evaluation is stopped by the watchdog and only it fails: the tasks that shared its
-// batch or waited behind it are answered by the replacement worker, each with its
-// own result; a write made while a batch is in flight is seen by every later read.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// message path (server/engine/pool-threads.ts: one port per worker; the tasks that
+// arrive while a batch runs are posted together as the worker's next batch, and the
+// ones after that wait and leave together). A stuck evaluation is stopped by the
+// watchdog and only it fails: the tasks that shared its batch or were posted behind it
+// are answered by the replacement worker, each with its own result; a write made while
+// a batch is in flight is seen by every later read.
+import { MessagePort } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, putPolicy, startTestServer, type TestServer } from '../server/helpers.js';
 
 // About a second of re2js work in one builtin call that never looks at the deadline
@@ -47,6 +49,26 @@ describe('one worker', () => {
     const after = server.app.regent.engine.workerThreadIds();
     expect(after).toHaveLength(1);
     expect(after).not.toEqual(before);
+  });
+
+  it('posts the decisions that arrive while a batch runs as the worker\'s next batch, and answers them in order', async () => {
+    const posts = vi.spyOn(MessagePort.prototype, 'postMessage');
+    try {
+      const batches = () => posts.mock.calls.filter(([m]) => typeof m === 'object' && m !== null && 'batch' in m).length;
+      let slowDone = false;
+      const slow = call(server, 'GET', '/v1/data/slow/n').then((r) => ((slowDone = true), r));
+      await vi.waitFor(() => expect(batches()).toBe(1));
+      const ns = Array.from({ length: 10 }, (_, i) => i);
+      const during = ns.map(double);
+      // Posted while the slow evaluation still runs (the watchdog stops it after 400 ms).
+      await vi.waitFor(() => expect(batches()).toBe(2), { timeout: 300 });
+      expect(slowDone).toBe(false);
+      expect((await slow).status).toBe(500);
+      // Its worker was stopped with them in its queue: they run again on the new worker.
+      expect((await Promise.all(during)).map((x) => x.json())).toEqual(ns.map((n) => ({ result: n * 2 })));
+    } finally {
+      posts.mockRestore();
+    }
   });
 
   it('makes a write made while decisions are in flight visible to every later read', async () => {
