@@ -1,8 +1,8 @@
 // The evaluation threads of the worker pool (pool.ts). piscina owns the threads: it
 // starts N of them (heap limit, workerData) and replaces one that dies. Each thread
 // runs ONE long-lived piscina task, `serve` (worker.ts), given the far end of a
-// MessageChannel: batches of tasks travel on that port (the task objects as they
-// are; the answer is the array of outcomes), so no piscina machinery runs per
+// MessageChannel: batches of tasks travel on that port (as one flat array each,
+// wire-batch.ts; the answer is one flat array of outcomes), so no piscina machinery runs per
 // request. Nothing is kept per task but the caller's promise: no task ids, no abort
 // signals. The serve task stays pending while its thread serves; it rejects when the
 // thread dies, and a new serve task (new port) is started at once, or after a pause
@@ -24,7 +24,8 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { EvalBatch, EvalOutcome, EvalTask, WireError, WorkerConfig } from './protocol.js';
+import type { EvalOutcome, EvalTask, WireError, WorkerConfig } from './protocol.js';
+import { encodeBatch, outcomeAt, outcomesLength, type WireOutcomes } from './wire-batch.js';
 
 /** The one task each thread runs (worker.ts `serve`): batches arrive on `port`. */
 export interface ServeTask {
@@ -195,7 +196,7 @@ export class WorkerThreads {
     if (this.closed) return;
     const { port1, port2 } = new MessageChannel();
     const member: Member = { port: port1, threadId: -1, started: Date.now() };
-    port1.on('message', (msg: EvalOutcome[] | ServeStarted) => {
+    port1.on('message', (msg: WireOutcomes | ServeStarted) => {
       if (Array.isArray(msg)) this.onReply(member, msg);
       else this.onStart(member, msg.started);
     });
@@ -286,18 +287,19 @@ export class WorkerThreads {
     member.port.ref(); // a pending evaluation keeps the process alive; an idle pool does not
     const tasks = new Array<EvalTask>(part.length);
     for (let i = 0; i < part.length; i++) tasks[i] = part[i]!.task;
-    member.port.postMessage({ batch: tasks, slot } satisfies EvalBatch);
+    member.port.postMessage(encodeBatch(tasks, slot));
   }
 
   /** The answer to the member's first batch (a worker answers its batches in order). */
-  private onReply(member: Member, outcomes: EvalOutcome[]): void {
+  private onReply(member: Member, outcomes: WireOutcomes): void {
     const batch = member.batch;
     if (batch === undefined) return;
     member.batch = member.next;
     member.next = undefined;
     if (member.batch === undefined) member.port.unref();
     this.release(batch);
-    for (let j = 0; j < batch.part.length; j++) batch.part[j]!.resolve(outcomes[j]!);
+    const n = Math.min(batch.part.length, outcomesLength(outcomes));
+    for (let j = 0; j < n; j++) batch.part[j]!.resolve(outcomeAt(outcomes, j));
     this.flush();
   }
 

@@ -44,12 +44,8 @@ export interface EvalTask {
   explain?: ExplainMode | undefined;
 }
 
-/** Several tasks sent to one worker in one message; answered by an array of outcomes in the same order. */
-export interface EvalBatch {
-  batch: EvalTask[];
-  /** The batch's watchdog slot (WorkerConfig.board), -1 for none. */
-  slot: number;
-}
+// Several tasks travel to one worker in one message, and their outcomes back in one
+// message, in the same order: as flat arrays (wire-batch.ts), not as these objects.
 
 /** A typed error flattened for transfer. */
 export interface WireError {

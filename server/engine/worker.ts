@@ -19,7 +19,8 @@ import { EvalCore, compileModules } from './evaluate.js';
 import { compileCandidateYielding } from './policy-compile.js';
 import { documentBytes, documentError, patchMember } from './shared-docs.js';
 import type { ServeStarted, ServeTask } from './pool-threads.js';
-import type { CompilePolicy, CompileReport, DownMessage, EvalBatch, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
+import { batchLength, batchSlot, batchTask, encodeOutcomes, newestGeneration, type WireBatch, type WireOutcomes } from './wire-batch.js';
+import type { CompilePolicy, CompileReport, DownMessage, EvalOutcome, SharedDocument, StateUpdate, UpMessage, WorkerConfig, WireWriteOp } from './protocol.js';
 
 const config = workerData as WorkerConfig;
 setEvalLimits({ maxCollectionSize: config.maxCollectionSize, heapLimitMb: config.heapMb });
@@ -175,22 +176,23 @@ function reached(target: number): Promise<void> {
 }
 
 /** A batch of tasks, answered in order; each task's start is noted on the watchdog board. */
-function runBatch(message: EvalBatch): EvalOutcome[] {
-  const slot = message.slot;
-  const out: EvalOutcome[] = [];
-  for (let i = 0; i < message.batch.length; i++) {
+function runBatch(batch: WireBatch): WireOutcomes {
+  const slot = batchSlot(batch);
+  const n = batchLength(batch);
+  const out: EvalOutcome[] = new Array(n);
+  for (let i = 0; i < n; i++) {
     if (slot >= 0) {
       Atomics.store(board, slot * 2, Date.now() - config.epoch);
       Atomics.store(board, slot * 2 + 1, i + 1);
     }
     try {
-      out.push(core.run(message.batch[i]!));
+      out[i] = core.run(batchTask(batch, i));
     } catch (e) {
-      out.push({ timers: {}, cacheHit: false, error: { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${e instanceof Error ? e.message : String(e)}` } });
+      out[i] = { timers: {}, cacheHit: false, error: { kind: 'other', phase: 'eval', message: `evaluation worker failed: ${e instanceof Error ? e.message : String(e)}` } };
     }
   }
   if (slot >= 0) Atomics.store(board, slot * 2 + 1, 0);
-  return out;
+  return encodeOutcomes(out);
 }
 
 /**
@@ -200,16 +202,15 @@ function runBatch(message: EvalBatch): EvalOutcome[] {
  */
 let behind: Promise<void> | undefined;
 
-function onBatch(message: EvalBatch): void {
-  let newest = -1;
-  for (const t of message.batch) if (t.generation > newest) newest = t.generation;
+function onBatch(batch: WireBatch): void {
+  const newest = newestGeneration(batch);
   if (behind === undefined && generation >= newest) {
-    port.postMessage(runBatch(message));
+    port.postMessage(runBatch(batch));
     return;
   }
   const after: Promise<void> = (behind ?? Promise.resolve())
     .then(() => reached(newest))
-    .then(() => port.postMessage(runBatch(message)))
+    .then(() => port.postMessage(runBatch(batch)))
     .catch(() => undefined) // the port closed: the pool is gone
     .finally(() => {
       if (behind === after) behind = undefined;
