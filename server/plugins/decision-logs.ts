@@ -9,7 +9,7 @@
 // chunk at most `upload_size_limit_bytes` (32768) compressed. A failed chunk
 // and everything after it go back to the buffer and the next attempt backs off.
 import { promisify } from 'node:util';
-import { constants as zlibConstants, gzip as gzipCb } from 'node:zlib';
+import { constants as zlibConstants, gzip as gzipCb } from "node:zlib";
 import type { DecisionEvent, PluginHost } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
 import { applyMask, eventJSON, eventValue } from './event-json.js';
@@ -26,6 +26,7 @@ const gzip = promisify(gzipCb);
  * writer uses its default level; any level is the same gzip JSON to the service).
  */
 const UPLOAD_GZIP = { level: zlibConstants.Z_BEST_SPEED };
+const gzipUpload = (bytes: Buffer): Promise<Buffer> => gzip(bytes, UPLOAD_GZIP);
 
 export interface DecisionLogsConfig {
   service?: string;
@@ -88,29 +89,38 @@ export function parseDecisionLogsConfig(raw: unknown, services: Map<string, Serv
 }
 
 /**
+ * The compression ratio the first chunk of an upload is sized for. JSON decision
+ * events compress to 0.1–0.2 of their size at level 1, so a first chunk sized for 0.5
+ * fits and is compressed once; sizing it for the whole buffer instead (no ratio known
+ * yet) compressed every byte of a large upload twice, the first time for nothing.
+ */
+const FIRST_CHUNK_RATIO = 0.5;
+
+/**
  * Split JSON events into gzip chunks of at most `limit` compressed bytes, in order
  * (oversized single events are returned in `dropped`). Each chunk takes as many
- * events as the compression ratio seen so far says fit in 90% of the limit, so most
- * bytes are compressed once; a chunk that comes out too large is retried with
- * proportionally fewer events (at least halved).
+ * events as the compression ratio seen so far (FIRST_CHUNK_RATIO for the first)
+ * says fit in 90% of the limit, so most bytes are compressed once; a chunk that comes
+ * out too large is retried with proportionally fewer events (at least halved).
  */
-export async function encodeChunks(list: readonly string[] | EventStore, limit: number): Promise<{ chunks: EncodedChunk[]; dropped: number }> {
+export async function encodeChunks(
+  list: readonly string[] | EventStore,
+  limit: number,
+  compress: (bytes: Buffer) => Promise<Buffer> = gzipUpload,
+): Promise<{ chunks: EncodedChunk[]; dropped: number }> {
   const events = Array.isArray(list) ? EventStore.of(list) : (list as EventStore);
   const chunks: EncodedChunk[] = [];
   let dropped = 0;
-  let ratio = 0; // compressed ÷ uncompressed bytes of the last chunk made; 0: none yet (try everything)
+  let ratio = FIRST_CHUNK_RATIO; // compressed ÷ uncompressed bytes of the last chunk made
   let lo = 0;
   while (lo < events.length) {
-    let hi = events.length;
-    if (ratio > 0) {
-      const budget = (0.9 * limit) / ratio;
-      let bytes = 2;
-      hi = lo;
-      while (hi < events.length && (hi === lo || bytes + events.sizeOf(hi) + 1 <= budget)) bytes += events.sizeOf(hi++) + 1;
-    }
+    const budget = (0.9 * limit) / ratio;
+    let bytes = 2;
+    let hi = lo;
+    while (hi < events.length && (hi === lo || bytes + events.sizeOf(hi) + 1 <= budget)) bytes += events.sizeOf(hi++) + 1;
     for (;;) {
       const bytes = events.join(lo, hi);
-      const body = await gzip(bytes, UPLOAD_GZIP);
+      const body = await compress(bytes);
       ratio = Math.max(body.length / bytes.length, 1e-3);
       if (body.length <= limit) {
         chunks.push({ body, count: hi - lo, lo, hi });

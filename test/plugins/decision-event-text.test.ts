@@ -2,7 +2,7 @@
 // parsed request and the result text (event-json.ts RENDERED, sortedJSONText) must
 // give the same JSON as events built from Rego values, become values for masking
 // (withValues), and chunking must keep every event, in order, under the limit.
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { fromJS, parseJSON, toJSONText } from '../../runtime/index.js';
 import type { DecisionEvent } from '../../server/plugins/contract.js';
@@ -83,6 +83,21 @@ describe('encodeChunks', () => {
     // Most chunks are filled well (the estimate aims at 90% of the limit).
     const full = chunks.slice(0, -1).filter((c) => c.body.length > limit / 2).length;
     expect(full).toBeGreaterThanOrEqual(chunks.length - 2);
+  });
+
+  it('compresses a large buffer about once: the first chunk is sized from an assumed ratio, not from the whole buffer', async () => {
+    const events = Array.from({ length: 20000 }, (_, i) => JSON.stringify({ decision_id: `id-${i}`, input: { user: `u${i % 97}`, n: i * 7919 }, result: i % 3 === 0 }));
+    const raw = events.reduce((n, e) => n + e.length + 1, 1);
+    let compressed = 0;
+    const counting = (bytes: Buffer): Promise<Buffer> => {
+      compressed += bytes.length;
+      return Promise.resolve(gzipSync(bytes, { level: 1 }));
+    };
+    const { chunks, dropped } = await encodeChunks(events, 32768, counting);
+    expect(dropped).toBe(0);
+    expect(chunks.reduce((n, c) => n + c.count, 0)).toBe(events.length);
+    // Sizing the first chunk for the whole buffer compressed it all once for nothing (2×).
+    expect(compressed / raw).toBeLessThan(1.1);
   });
 });
 
