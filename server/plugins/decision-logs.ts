@@ -112,6 +112,7 @@ export async function encodeChunks(
   const chunks: EncodedChunk[] = [];
   let dropped = 0;
   let ratio = FIRST_CHUNK_RATIO; // compressed ÷ uncompressed bytes of the last chunk made
+  let scratch: Buffer | undefined;
   let lo = 0;
   while (lo < events.length) {
     const budget = (0.9 * limit) / ratio;
@@ -119,7 +120,12 @@ export async function encodeChunks(
     let hi = lo;
     while (hi < events.length && (hi === lo || bytes + events.sizeOf(hi) + 1 <= budget)) bytes += events.sizeOf(hi++) + 1;
     for (;;) {
-      const bytes = events.join(lo, hi);
+      // The chunk's bytes are not needed once compressed: every chunk is joined into
+      // one scratch buffer (see EventStore.join), grown with room to spare, since the
+      // chunk sizes follow the ratio of the chunk before.
+      const need = events.joinedBytes(lo, hi);
+      if (scratch === undefined || scratch.length < need) scratch = Buffer.allocUnsafeSlow(Math.ceil(need * 1.5));
+      const bytes = events.join(lo, hi, scratch);
       const body = await compress(bytes);
       ratio = Math.max(body.length / bytes.length, 1e-3);
       if (body.length <= limit) {

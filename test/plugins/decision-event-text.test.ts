@@ -89,8 +89,10 @@ describe('encodeChunks', () => {
     const events = Array.from({ length: 20000 }, (_, i) => JSON.stringify({ decision_id: `id-${i}`, input: { user: `u${i % 97}`, n: i * 7919 }, result: i % 3 === 0 }));
     const raw = events.reduce((n, e) => n + e.length + 1, 1);
     let compressed = 0;
+    const memory = new Set<ArrayBufferLike>();
     const counting = (bytes: Buffer): Promise<Buffer> => {
       compressed += bytes.length;
+      memory.add(bytes.buffer);
       return Promise.resolve(gzipSync(bytes, { level: 1 }));
     };
     const { chunks, dropped } = await encodeChunks(events, 32768, counting);
@@ -98,6 +100,9 @@ describe('encodeChunks', () => {
     expect(chunks.reduce((n, c) => n + c.count, 0)).toBe(events.length);
     // Sizing the first chunk for the whole buffer compressed it all once for nothing (2×).
     expect(compressed / raw).toBeLessThan(1.1);
+    // The chunks are joined into one scratch buffer (grown once after the first chunk), not a fresh buffer each.
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(memory.size).toBeLessThanOrEqual(2);
   });
 });
 

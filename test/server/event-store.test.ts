@@ -42,6 +42,22 @@ describe('EventStore', () => {
     for (let i = 0; i < list.length; i++) expect(store.sizeOf(i)).toBe(Buffer.byteLength(list[i]!));
   });
 
+  it('joins into a scratch buffer large enough, as a view of it, and allocates when it is too small', () => {
+    const list = events(400);
+    const store = EventStore.of(list);
+    const scratch = Buffer.alloc(64 * 1024, 0x7a);
+    const small = store.join(0, 20, scratch);
+    expect(small.buffer).toBe(scratch.buffer);
+    expect(small.toString('utf8')).toBe(expected(list, 0, 20));
+    // Written again for the next range: a shorter result after a longer one leaves no stale bytes in the view.
+    const longer = store.join(20, 60, scratch);
+    expect(longer.toString('utf8')).toBe(expected(list, 20, 60));
+    expect(store.join(1, 3, scratch).toString('utf8')).toBe(expected(list, 1, 3));
+    const all = store.join(0, list.length, scratch);
+    expect(all.buffer).not.toBe(scratch.buffer);
+    expect(all.toString('utf8')).toBe(expected(list, 0, list.length));
+  });
+
   it('drops the oldest events and still joins and lists the rest', () => {
     const list = events(6000);
     const store = EventStore.of(list);
