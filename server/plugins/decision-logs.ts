@@ -9,7 +9,7 @@
 // chunk at most `upload_size_limit_bytes` (32768) compressed. A failed chunk
 // and everything after it go back to the buffer and the next attempt backs off.
 import { promisify } from 'node:util';
-import { constants as zlibConstants, gzip as gzipCb } from "node:zlib";
+import { constants as zlibConstants, gzip as gzipCb } from 'node:zlib';
 import type { DecisionEvent, PluginHost } from './contract.js';
 import { PluginConfigError } from './bundle-config.js';
 import { applyMask, eventJSON, eventValue } from './event-json.js';
@@ -116,9 +116,9 @@ export async function encodeChunks(
   let lo = 0;
   while (lo < events.length) {
     const budget = (0.9 * limit) / ratio;
-    let bytes = 2;
+    let size = 2;
     let hi = lo;
-    while (hi < events.length && (hi === lo || bytes + events.sizeOf(hi) + 1 <= budget)) bytes += events.sizeOf(hi++) + 1;
+    while (hi < events.length && (hi === lo || size + events.sizeOf(hi) + 1 <= budget)) size += events.sizeOf(hi++) + 1;
     for (;;) {
       // The chunk's bytes are not needed once compressed: every chunk is joined into
       // one scratch buffer (see EventStore.join), grown with room to spare, since the
