@@ -1,9 +1,9 @@
 // The evaluation threads of the worker pool (pool.ts). piscina owns the threads: it
 // starts N of them (heap limit, workerData) and replaces one that dies. Each thread
 // runs ONE long-lived piscina task, `serve` (worker.ts), given the far end of a
-// MessageChannel: batches of tasks travel on that port (as one flat array each,
-// wire-batch.ts; the answer is one flat array of outcomes), so no piscina machinery runs per
-// request. Nothing is kept per task but the caller's promise: no task ids, no abort
+// MessageChannel: batches of tasks travel on that port as one flat array each
+// (wire-batch.ts), answered by one flat array of outcomes, so no piscina machinery
+// runs per request. Nothing is kept per task but the caller's promise: no task ids, no abort
 // signals. The serve task stays pending while its thread serves; it rejects when the
 // thread dies, and a new serve task (new port) is started at once, or after a pause
 // when the last one served for less than a second (no restart loop).
