@@ -26,6 +26,12 @@ const INPUT_TEXT = 16;
 /** The task is not a plain read: slot 0 holds the whole task object. */
 const WHOLE = 32;
 
+// Outcome kinds (an outcome's slot 1).
+const MISS = 0;
+const HIT = 1;
+/** Not a plain outcome: slot 2 holds the whole outcome object. */
+const WHOLE_OUTCOME = 2;
+
 /** A task the flat form carries: a value query or document read with at most input, explain and flags. */
 function isFlat(t: EvalTask): boolean {
   return t.mode === 'value' && t.partial === undefined && t.filter === undefined;
@@ -112,21 +118,21 @@ function isPlainOutcome(o: EvalOutcome): boolean {
   return o.error === undefined && o.explanation === undefined && o.resultPretty === undefined && o.hints === undefined;
 }
 
-/** The answers of a batch as one flat array: result text, cache hit, timers as [name, ns, …]. */
+/** The answers of a batch as one flat array: result text, HIT or MISS, timers as [name, ns, …]. */
 export function encodeOutcomes(outcomes: readonly EvalOutcome[]): WireOutcomes {
   const out: unknown[] = new Array(outcomes.length * OUTCOME_SLOTS);
   for (let i = 0, at = 0; i < outcomes.length; i++, at += OUTCOME_SLOTS) {
     const o = outcomes[i]!;
     if (!isPlainOutcome(o)) {
       out[at] = undefined;
-      out[at + 1] = 2;
+      out[at + 1] = WHOLE_OUTCOME;
       out[at + 2] = o;
       continue;
     }
     const timers: (string | number)[] = [];
     for (const k in o.timers) timers.push(k, o.timers[k]!);
     out[at] = o.resultText;
-    out[at + 1] = o.cacheHit ? 1 : 0;
+    out[at + 1] = o.cacheHit ? HIT : MISS;
     out[at + 2] = timers;
   }
   return out;
@@ -140,11 +146,11 @@ export function outcomesLength(wire: WireOutcomes): number {
 /** Outcome `i` of posted answers. */
 export function outcomeAt(wire: WireOutcomes, i: number): EvalOutcome {
   const at = i * OUTCOME_SLOTS;
-  if (wire[at + 1] === 2) return wire[at + 2] as EvalOutcome;
+  if (wire[at + 1] === WHOLE_OUTCOME) return wire[at + 2] as EvalOutcome;
   const list = wire[at + 2] as (string | number)[];
   const timers: Record<string, number> = {};
   for (let j = 0; j < list.length; j += 2) timers[list[j] as string] = list[j + 1] as number;
-  const o: EvalOutcome = { timers, cacheHit: wire[at + 1] === 1 };
+  const o: EvalOutcome = { timers, cacheHit: wire[at + 1] === HIT };
   const text = wire[at] as string | undefined;
   if (text !== undefined) o.resultText = text;
   return o;
