@@ -3,7 +3,7 @@
 // short forms `-f value`, `-f=value`, `-fvalue`, grouped boolean shorts (`-ab`),
 // `--no-flag` / `--flag=false` for booleans, repeatable flags (values collected into
 // a list), and `--` to end flag parsing. Unknown flags and missing values throw
-// UsageError, which the commands turn into a usage message and exit code 2.
+// UsageError, which the commands report through usage.ts (`Error: …`, the usage, exit code 1).
 
 export type FlagType = 'boolean' | 'string';
 

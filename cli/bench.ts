@@ -7,6 +7,7 @@
 import { compile } from '../compiler/index.js';
 import type { Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { loadPaths, readDataFile } from './loader.js';
 import { errorsJSON, errorsText, table, toJSON, toOutputErrors, type IO } from './output.js';
 import { parseDuration } from './eval.js';
@@ -24,6 +25,7 @@ const FLAGS: FlagSpec[] = [
 ];
 
 const USAGE = 'regent bench [flags] <query>';
+const DESCRIPTION = 'Benchmark a Rego query and print the results.';
 
 export interface BenchResult {
   samples: number;
@@ -37,20 +39,16 @@ export async function benchCommand(argv: string[], io: IO): Promise<number> {
   try {
     parsed = parseArgs(argv, FLAGS);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message}\n`);
-      return 2;
-    }
+    if (e instanceof UsageError) return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, FLAGS));
     throw e;
   }
   if (bool(parsed, 'help')) {
-    io.out(formatHelp(USAGE, 'Benchmark a Rego query and print the results.', FLAGS) + '\n');
+    io.out(formatHelp(USAGE, DESCRIPTION, FLAGS) + '\n');
     return 0;
   }
   const query = parsed.positionals.join(' ');
   if (!query) {
-    io.err(`regent bench: specify exactly one query argument\n\n${USAGE}\n`);
-    return 2;
+    return usageFailed(io, 'specify exactly one query argument', formatHelp(USAGE, DESCRIPTION, FLAGS));
   }
   const format = str(parsed, 'format') === 'json' ? 'json' : 'pretty';
   try {

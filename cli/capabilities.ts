@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { capabilities } from '../runtime/builtins/catalog.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { toJSON, type IO } from './output.js';
 import { version } from './main.js';
 import { capabilitiesForRelease, listOrder } from './capabilities-versions.js';
@@ -61,8 +62,7 @@ export function capabilitiesCommand(argv: string[], io: IO): number {
     if (chosen.length > 1) throw new UsageError('specify only one of --list, --current, --version or --file');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, CAPABILITIES_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, CAPABILITIES_FLAGS));
   }
   const v0Compatible = bool(args, 'v0-compatible');
   const file = str(args, 'file');

@@ -21,6 +21,7 @@ import { rulePath } from '../compiler/passes/annotation-set.js';
 import { packagePath } from '../compiler/passes/pass.js';
 import { termToJSON } from '../compiler/ast/opa-json.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { findRegoFiles, loadAll } from './loader.js';
 import { errorsText, table, toJSON, toOutputErrors, type IO } from './output.js';
 
@@ -218,8 +219,7 @@ export async function depsCommand(argv: string[], io: IO): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`Error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, DEPS_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, DEPS_FLAGS));
   }
   if (args.positionals.length !== 1) {
     io.err(`Error: specify exactly one query argument\n`);

@@ -21,6 +21,7 @@ import { loadYAML } from '../runtime/value/yaml-lib.js';
 import { compile } from '../compiler/index.js';
 import { RSet, type Value } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { loadAll, parseInput } from './loader.js';
 import { errorsText, toJSON, toOutputErrors, type IO } from './output.js';
 import { parseDuration } from './eval.js';
@@ -94,8 +95,7 @@ export async function execCommand(argv: string[], io: IO): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`Error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, EXEC_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, EXEC_FLAGS));
   }
   const stdin = bool(args, 'stdin-input');
   if (!stdin && args.positionals.length === 0) {

@@ -14,6 +14,7 @@ import { parseModule } from '../compiler/index.js';
 import { RegoErrors } from '../compiler/source/diagnostics.js';
 import { deprecatedBuiltinErrors } from '../compiler/strict/index.js';
 import { UsageError, bool, formatHelp, parseArgs, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { LoadError, findRegoFiles } from './loader.js';
 import { errorsText, toOutputErrors, type IO } from './output.js';
 
@@ -91,8 +92,7 @@ export function fmtCommand(argv: string[], io: IO): number {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, FMT_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, FMT_FLAGS));
   }
   const opts: FormatOptions = {
     v0Compatible: bool(args, 'v0-compatible'),

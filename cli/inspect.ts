@@ -23,6 +23,7 @@ import { parseManifest, regoVersionForFile } from '../runtime/bundles/manifest.j
 import type { BundleManifest } from '../runtime/bundles/types.js';
 import { parseSignatures } from '../runtime/bundles/verify.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { toJSON, toOutputErrors, errorsText, type IO } from './output.js';
 import { packageRef } from './test-runner.js';
 import { inspectPretty } from './inspect-pretty.js';
@@ -256,8 +257,7 @@ export async function inspectCommand(argv: string[], io: IO): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`Error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, INSPECT_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, INSPECT_FLAGS));
   }
   if (args.positionals.length !== 1) {
     io.err('Error: specify exactly one OPA bundle or path\n');

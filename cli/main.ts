@@ -1,12 +1,14 @@
 // The regent command line: `regent <command> [flags] [args]`. Commands live in the
 // COMMANDS table; each takes its argv (after the command name) and an IO object and
-// returns an exit code; a new command is one more table entry. Unknown commands print
-// the usage, exit code 2.
+// returns an exit code; a new command is one more table entry. As opa (cobra): no
+// command prints the usage on stdout (exit 0); an unknown command is an error (exit 1,
+// usage.ts).
 // A closed output pipe (`regent eval … | head -1`) ends the process quietly with
 // status 141, as a Go binary killed by SIGPIPE reports in a shell.
 // Command modules are imported only when their command runs (`lazy`): `regent version`
 // loads no compiler, `regent eval` no server, control plane or cloud SDK.
 import type { IO } from './output.js';
+import { usageFailed } from './usage.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,15 +121,12 @@ export async function main(argv: string[], io: IO = processIO): Promise<number> 
   if (io === processIO) guardPipes();
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
-    io[name === undefined ? 'err' : 'out'](usage() + '\n');
-    return name === undefined ? 2 : 0;
+    io.out(usage() + '\n');
+    return 0;
   }
   if (name === '--version' || name === '-v') return versionCommand(rest, io);
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!cmd) {
-    io.err(`Error: unknown command "${name}" for "regent"\n\n${usage()}\n`);
-    return 2;
-  }
+  if (!cmd) return usageFailed(io, `unknown command "${name}" for "regent"\nRun 'regent --help' for usage.`);
   try {
     if (EVALUATING_COMMANDS.has(name)) {
       // opa.runtime() as `opa eval`/`opa test` give it: env, version, commit (no config)

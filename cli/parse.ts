@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { moduleToJSON, parseModule, stringifyOpaJSON } from '../compiler/index.js';
 import { BigNum, RObject, RSet, formatNumber } from '../runtime/value/index.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import { errorsJSON, errorsText, quote, toOutputErrors, type IO } from './output.js';
 import { dumpPipeline } from './parse-dump.js';
 
@@ -105,8 +106,7 @@ export function parseCommand(argv: string[], io: IO): number {
     if (bad.length) throw new UsageError(`unknown --json-include value(s): ${bad.join(', ')}`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, PARSE_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, PARSE_FLAGS));
   }
   const format = str(args, 'format') ?? 'pretty';
   const file = args.positionals[0]!;

@@ -8,6 +8,7 @@ import { startServer, closeOnSignals, type StartOptions } from '../server/main.j
 import { MIN_TLS_VERSIONS, type MinTLSVersion } from '../server/listeners.js';
 import type { AuthenticationMode, AuthorizationMode } from '../server/auth/identity.js';
 import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec, type ParsedArgs } from './args.js';
+import { usageFailed } from './usage.js';
 import { version, type IO } from './main.js';
 
 export const RUN_FLAGS: FlagSpec[] = [
@@ -171,8 +172,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     options = runOptions(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, RUN_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, RUN_FLAGS));
   }
   let server;
   try {

@@ -18,6 +18,7 @@ import { DEFAULT_HASH_ALGORITHM, hashBundleFile } from '../runtime/bundles/hash.
 import { directoryFiles } from '../runtime/bundles/read-dir.js';
 import type { FileInfo } from '../runtime/bundles/verify.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
+import { usageFailed } from './usage.js';
 import type { IO } from './output.js';
 
 export const SIGN_FLAGS: FlagSpec[] = [
@@ -112,8 +113,7 @@ export async function signCommand(argv: string[], io: IO): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`Error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, SIGN_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, SIGN_FLAGS));
   }
   const key = str(args, 'signing-key');
   const invalid = validateSignParams(args.positionals, key, bool(args, 'bundle'));

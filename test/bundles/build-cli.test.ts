@@ -83,9 +83,10 @@ describe('regent build', () => {
     await expect(readBundle(readFileSync(out), { verification: { keys: { mine: { key: pub, algorithm: 'ES256' } } } })).rejects.toThrow('scope mismatch');
   });
 
-  it('reports usage errors with exit code 2', async () => {
+  // opa's commands are cobra commands: a bad command line is `Error: …` and exit code 1.
+  it('reports usage errors with exit code 1', async () => {
     const t = io();
-    expect(await main(['build'], t.io)).toBe(2);
-    expect(t.err.join('')).toMatch(/^error: expected at least one path/);
+    expect(await main(['build'], t.io)).toBe(1);
+    expect(t.err.join('')).toMatch(/^Error: expected at least one path/);
   });
 });

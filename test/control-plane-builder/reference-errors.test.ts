@@ -133,6 +133,6 @@ describe('help and exit codes', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--disable-telemetry');
     const bad = await regent(['run', '--server', '--no-such-flag', '--help'], root());
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1); // an unknown flag is a usage error: exit 1, as cobra
   });
 });

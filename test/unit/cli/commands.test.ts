@@ -30,16 +30,16 @@ describe('main dispatch', () => {
       expect(COMMANDS[name], name).toBeDefined();
   });
 
-  it('prints usage and exits 2 for no or unknown command', async () => {
+  // As opa (cobra): no command prints the help (exit 0); an unknown one is an error, exit 1.
+  it('prints usage for no command and exits 1 for an unknown command', async () => {
     const none = capture();
-    expect(await main([], none.io)).toBe(2);
-    expect(none.err).toContain('Usage:');
+    expect(await main([], none.io)).toBe(0);
+    expect(none.out).toContain('Usage:');
     const unknown = capture();
-    expect(await main(['frobnicate'], unknown.io)).toBe(2);
-    expect(unknown.err).toContain('unknown command "frobnicate"');
-    expect(unknown.err).toContain('eval');
+    expect(await main(['frobnicate'], unknown.io)).toBe(1);
+    expect(unknown.err).toBe('Error: unknown command "frobnicate" for "regent"\nRun \'regent --help\' for usage.\n');
     const proto = capture();
-    expect(await main(['toString'], proto.io)).toBe(2);
+    expect(await main(['toString'], proto.io)).toBe(1);
   });
 
   it('answers --help, help <cmd> and version', async () => {
@@ -56,10 +56,10 @@ describe('main dispatch', () => {
 
   it('runs as a process through bin/regent.js', () => {
     const p = spawnSync(process.execPath, [join(repo, 'bin', 'regent.js'), 'eval', '-d', join(dir, 'missing'), 'data'], { encoding: 'utf8' });
-    expect(p.status).toBe(1);
+    expect(p.status).toBe(2); // opa eval: errors exit 2
     expect(JSON.parse(p.stdout).errors[0].message).toContain('no such file or directory');
     const u = spawnSync(process.execPath, [join(repo, 'bin', 'regent.js'), 'nope'], { encoding: 'utf8' });
-    expect(u.status).toBe(2);
+    expect(u.status).toBe(1);
   });
 });
 
@@ -122,7 +122,7 @@ describe('parse', () => {
     const c = capture();
     expect(parseCommand(['--format', 'json', join(dir, 'bad', 'x.rego')], c.io)).toBe(1);
     expect(JSON.parse(c.out).errors[0].code).toBe('rego_parse_error');
-    expect(parseCommand([], capture().io)).toBe(2);
-    expect(parseCommand(['--json-include', 'bogus', join(dir, 'ok', 'a.rego')], capture().io)).toBe(2);
+    expect(parseCommand([], capture().io)).toBe(1); // usage errors: exit 1, as cobra's
+    expect(parseCommand(['--json-include', 'bogus', join(dir, 'ok', 'a.rego')], capture().io)).toBe(1);
   });
 });

@@ -95,9 +95,9 @@ describe('regent run flags', () => {
     expect(c.out).toMatch(/--addr ADDR .*repeatable; default localhost:8181/);
   });
 
-  it('exits 2 on usage errors and 1 on startup errors', async () => {
+  it('exits 1 on usage errors (as cobra) and on startup errors', async () => {
     const usage = capture();
-    expect(await runCommand(['-s', '--min-tls-version', '1.9'], usage.io)).toBe(2);
+    expect(await runCommand(['-s', '--min-tls-version', '1.9'], usage.io)).toBe(1);
     expect(usage.err).toContain('invalid value "1.9" for --min-tls-version');
     const https = capture();
     expect(await runCommand(['-s', '--addr', 'https://127.0.0.1:0'], https.io)).toBe(1);
@@ -109,10 +109,10 @@ describe('regent run flags', () => {
     expect(await runCommand(['-s', '--addr', 'ftp://127.0.0.1:0'], scheme.io)).toBe(1);
     expect(scheme.err).toContain('invalid url scheme "ftp"');
     const period = capture();
-    expect(await runCommand(['-s', '--tls-cert-refresh-period', '5'], period.io)).toBe(2);
+    expect(await runCommand(['-s', '--tls-cert-refresh-period', '5'], period.io)).toBe(1);
     expect(period.err).toContain('invalid value "5" for --tls-cert-refresh-period: time: missing unit in duration "5"');
     const grace = capture();
-    expect(await runCommand(['-s', '--shutdown-grace-period', '1.5'], grace.io)).toBe(2);
+    expect(await runCommand(['-s', '--shutdown-grace-period', '1.5'], grace.io)).toBe(1);
     expect(grace.err).toContain('invalid value "1.5" for --shutdown-grace-period');
     const suite = capture();
     expect(await runCommand(['-s', '--addr', '127.0.0.1:0', '--tls-cipher-suites', 'TLS_CHACHA20_POLY1305_SHA256'], suite.io)).toBe(1);
