@@ -80,6 +80,16 @@ export function capabilityBuiltins(arg: string): Set<string> {
   return new Set((doc.builtins ?? []).map((b) => b.name));
 }
 
+/** True when `arg` names a readable capabilities file or a known version (what opa's flag accepts). */
+export function capabilitiesExist(arg: string): boolean {
+  try {
+    capabilityBuiltins(arg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `undefined function` errors for builtin calls the capabilities do not list. */
 export function checkCapabilities(allowed: Set<string>, modules: Module[], query?: Body): RegoError[] {
   const known = new Set((capabilities() as { builtins: { name: string }[] }).builtins.map((b) => b.name));

@@ -5,13 +5,23 @@
 //          out, so a query that can never be true prints {"partial": {}})
 //   pretty a table with a row per residual query (`Query 1`) and per support
 //          module (`Support 1`), each cell the formatted Rego (tabs as two spaces),
-//          rows separated by rules as Go's tablewriter draws them with row lines.
-// Unknowns default to `input` (as OPA's `-u` default). Generated vars (`$_02`) print
-// as OPA names them (`$02`).
+//          rows separated by rules as Go's tablewriter draws them with row lines;
+//          `undefined` when no query can be true (OPA's Output.undefined()).
+//   source `# Query N` and the residual query's Rego (one expression a line) with a
+//          blank line after it, then `# Module N` and each support module's Rego
+//          (OPA's presentation.Source).
+// Errors: in the JSON for json, on stderr for pretty and source; exit code 2. As opa
+// eval, a partial result never counts as defined (its `result` is empty): --fail exits
+// 1 whenever there is no error, --fail-defined never fails. --count N evaluates N times.
+// Unknowns default to `input` (as OPA's `-u` default); --disable-inlining and
+// --nondeterminstic-builtins go to the partial evaluator; --shallow-inlining disables
+// inlining under all of `data` (as server/control-plane/builder/optimize.ts's level 1).
+// Generated vars (`$_02`) print as OPA names them (`$02`).
 import type { Body, Module, Term } from '../compiler/index.js';
 import { bodyToJSON, compile, formatModule, mapBody, mapTerm, moduleToJSON, partialEval, stringifyOpaJSON } from '../compiler/index.js';
 import { formatBody } from '../compiler/ast/print.js';
-import { loadAll } from './loader.js';
+import { EvalSetupError, loadForEval } from './eval-load.js';
+import { InputError } from './loader.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO } from './output.js';
 import type { EvalRequest } from './eval.js';
 import { readInput } from './eval.js';
@@ -22,10 +32,13 @@ export type PartialOutcome = { ok: true; queries: Body[]; support: Module[] } | 
 export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<PartialOutcome> {
   try {
     const input = readInput(req, io);
-    const loaded = await loadAll(req.data, req.bundles, { v0Compatible: req.v0Compatible });
-    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
+    const loaded = await loadForEval(req);
+    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) });
     const r = partialEval(policy, req.query, {
       unknowns: req.unknowns && req.unknowns.length > 0 ? req.unknowns : ['input'],
+      // shallow inlining (no rule depending on unknowns inlined) as `regent build -O 1` does it
+      ...(req.disableInlining || req.shallowInlining ? { disableInlining: [...(req.disableInlining ?? []), ...(req.shallowInlining ? ['data'] : [])] } : {}),
+      ...(req.nondeterministicBuiltins ? { nondeterministicBuiltins: true } : {}),
       ...(input !== undefined ? { input } : {}),
       data: loaded.data,
       ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
@@ -41,13 +54,18 @@ function opaVar(t: Term): Term | undefined {
   return t.kind === 'var' && t.name.startsWith('$_') ? { ...t, name: '$' + t.name.slice(2) } : undefined;
 }
 
-function moduleText(m: Module): string {
+/** A support module's Rego, generated vars renamed (tabs kept, one final newline). */
+function moduleSource(m: Module): string {
   const rename = (t: Term): Term => mapTerm(t, opaVar);
   const rules = m.rules.map(function rn(r): Module['rules'][number] {
     const head = { ...r.head, ref: r.head.ref.map(rename), args: r.head.args?.map(rename), key: r.head.key && rename(r.head.key), value: r.head.value && rename(r.head.value) };
     return { ...r, head, body: mapBody(r.body, opaVar), else: r.else && rn(r.else) };
   });
-  return formatModule({ ...m, rules }).replace(/\t/g, '  ').trim();
+  return formatModule({ ...m, rules }).replace(/\n*$/, '\n');
+}
+
+function moduleText(m: Module): string {
+  return moduleSource(m).replace(/\t/g, '  ').trim();
 }
 
 function queryText(b: Body): string {
@@ -72,11 +90,20 @@ function rowTable(rows: [string, string][]): string {
   return out.join('\n') + '\n';
 }
 
+/** `--format source`: each query and support module as Rego (see the header). */
+function sourceText(queries: Body[], support: Module[]): string {
+  const q = queries.map((b, i) => `# Query ${i + 1}\n${queryText(b)}\n\n`);
+  const m = support.map((mod, i) => `# Module ${i + 1}\n${moduleSource(mod)}`);
+  return q.join('') + m.join('');
+}
+
+/** A partial evaluation as text, errors included (the REPL's `unknown` mode prints this; no rows: ''). */
 export function renderPartial(outcome: PartialOutcome, format: EvalRequest['format']): string {
   if (!outcome.ok) {
     const errs = toOutputErrors(outcome.error);
     return format === 'json' ? errorsJSON(errs) + '\n' : errorsText(errs) + '\n';
   }
+  if (format === 'source') return sourceText(outcome.queries, outcome.support);
   if (format === 'pretty') {
     const rows: [string, string][] = [
       ...outcome.queries.map((q, i): [string, string] => [`Query ${i + 1}`, queryText(q)]),
@@ -90,13 +117,26 @@ export function renderPartial(outcome: PartialOutcome, format: EvalRequest['form
   return stringifyOpaJSON({ partial }) + '\n';
 }
 
-/** `eval --partial`: returns the exit code (1 on errors; with --fail, 1 when no query can be true). */
+/** What `opa eval --partial` prints in `format`: errors on stderr unless json, `undefined` without queries (pretty). */
+export function printPartial(outcome: PartialOutcome, format: EvalRequest['format']): { out: string; err: string } {
+  if (!outcome.ok && format !== 'json') return { out: '', err: renderPartial(outcome, format) };
+  if (outcome.ok && format === 'pretty' && outcome.queries.length === 0) return { out: 'undefined\n', err: '' };
+  return { out: renderPartial(outcome, format), err: '' };
+}
+
+/** `eval --partial`: returns the exit code (see the header). */
 export async function partialCommand(req: EvalRequest, io: IO): Promise<number> {
   const outcome = await evaluatePartial(req, io);
-  io.out(renderPartial(outcome, req.format));
-  if (!outcome.ok) return 1;
-  const defined = outcome.queries.length > 0;
-  if (req.fail && !defined) return 1;
-  if (req.failDefined && defined) return 1;
+  if (!outcome.ok && (outcome.error instanceof InputError || outcome.error instanceof EvalSetupError)) {
+    io.err(outcome.error.message + '\n');
+    return 2;
+  }
+  for (let i = 1; i < (req.count ?? 1); i++) await evaluatePartial(req, io);
+  const printed = printPartial(outcome, req.format);
+  io.out(printed.out);
+  if (printed.err) io.err(printed.err);
+  if (!outcome.ok) return 2; // opa eval: errors exit 2
+  // opa eval counts only `result` rows as defined, and a partial evaluation has none
+  if (req.fail) return 1;
   return 0;
 }

@@ -4,17 +4,18 @@
 // capabilities and the input schema (all errors reported together, as OPA's compiler
 // does), resolves the query in its package/imports context (cli/eval-context.ts), and
 // evaluates: with the reference interpreter's trace when profiling or measuring
-// coverage, else with the compiled policy. Output: cli/eval-instrument.ts.
+// coverage, else with the compiled policy. Output: cli/eval-instrument.ts, through
+// cli/eval-formats.ts (eval.ts's render).
 import { compile } from '../compiler/policy.js';
 import { parseQuery } from '../compiler/parser/index.js';
 import { RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
-import { loadAll } from './loader.js';
+import { loadForEval } from './eval-load.js';
 import type { IO } from './output.js';
 import type { EvalOutcome, EvalRequest } from './eval.js';
-import { evalOptions, readInput, render } from './eval.js';
+import { evalOptions, readInput } from './eval.js';
 import { contextualQuery, extraChecks, restoreTexts } from './eval-context.js';
-import { appendJSON, coverage, jsonExtras, nowNs, prettyExtras, profileReport, withEventTimes, type Extras } from './eval-instrument.js';
+import { coverage, nowNs, profileReport, withEventTimes, type Extras } from './eval-instrument.js';
 
 /** The options that select this path. */
 export interface InstrumentOptions {
@@ -22,6 +23,8 @@ export interface InstrumentOptions {
   instrument?: boolean;
   profile?: boolean;
   profileLimit?: number;
+  /** --profile-sort criteria (OPA's, each descending; the default ones follow). */
+  profileSort?: string[];
   coverage?: boolean;
   package?: string;
   imports?: string[];
@@ -47,12 +50,12 @@ export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions,
   try {
     const input = readInput(req, io);
     let t = nowNs();
-    const loaded = await loadAll(req.data, req.bundles, { v0Compatible: req.v0Compatible });
+    const loaded = await loadForEval(req);
     metrics.timer_rego_load_files_ns = since(t);
     const v0 = req.v0Compatible || loaded.v0;
     const stages: Record<string, number> = {};
     t = nowNs();
-    const policy = compile(loaded.modules, { v0Compatible: v0, ...(wantMetrics ? { stageTimers: stages } : {}) });
+    const policy = compile(loaded.modules, { v0Compatible: v0, ...(req.strict ? { strict: true } : {}), ...(wantMetrics ? { stageTimers: stages } : {}) });
     const compileNs = since(t);
     const passNs = Object.values(stages).reduce((a, b) => a + b, 0);
     metrics.timer_rego_module_parse_ns = Math.max(0, compileNs - passNs);
@@ -74,7 +77,7 @@ export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions,
       metrics.timer_rego_query_eval_ns = since(t);
       if (traced.error !== undefined) return { ok: false, error: traced.error, extras };
       rows = traced.rows;
-      if (req.profile) extras.profile = profileReport(traced.events, times, queryTextsByOffset(query), req.profileLimit ?? 10);
+      if (req.profile) extras.profile = profileReport(traced.events, times, queryTextsByOffset(query), req.profileLimit ?? 10, req.profileSort);
       if (req.coverage) extras.coverage = coverage(modules, traced.events);
     } else {
       const qstages: Record<string, number> = {};
@@ -105,14 +108,4 @@ function queryTextsByOffset(query: string): Map<number, string> {
     // unparsable: the location falls back to row:col
   }
   return out;
-}
-
-/** Render an instrumented outcome: the result, then metrics/profile/coverage. */
-export function renderInstrumented(outcome: InstrumentedOutcome, format: EvalRequest['format']): string {
-  const text = render(outcome, format);
-  const x = outcome.extras;
-  if (!x) return text;
-  if (format === 'json') return appendJSON(text, jsonExtras(x));
-  if (format === 'pretty') return text + prettyExtras(x);
-  return text;
 }

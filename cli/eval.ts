@@ -1,29 +1,32 @@
 // `regent eval [flags] <query>`: evaluate a Rego query, compatible with `opa eval`.
-//   -d/--data PATH      policy/data files or directories (repeatable)
-//   -b/--bundle PATH    bundle directories or .tar.gz archives (repeatable)
-//   -i/--input FILE     input document, read as YAML (so JSON too) whatever its name,
-//                       as OPA does; -I/--stdin-input reads stdin
-//   --format json|pretty|raw (default json), --v0-compatible, --strict-builtin-errors,
-//   --fail (exit 1 when undefined), --fail-defined (exit 1 when defined),
-//   --explain notes|fails|full|debug: evaluate with the reference interpreter and
-//   print the trace as OPA does (pretty: the trace text before the result; json:
-//   an `explanation` array of events after `result`).
-//   --metrics, --instrument, --profile (--profile-limit), --coverage, --package,
-//   --import, --capabilities, -s/--schema: cli/eval-run.ts (OPA's output shapes).
-// Errors (load, parse, compile, eval) print as OPA does: `{"errors":[…]}` for json,
-// `N error(s) occurred: …` otherwise, with exit code 1. An unreadable input document
-// is reported before evaluation, plainly on stderr (`unable to parse input: …`).
+// The command line and OPA's argument checks: cli/eval-flags.ts (a bad command line
+// prints `Error: …` and the usage, exit code 1). The output formats: cli/eval-formats.ts.
+// Loading (-d, -b, --ignore, -O/-e): cli/eval-load.ts. Instrumentation (--metrics,
+// --instrument, --profile, --coverage, --package, --import, --capabilities, -s):
+// cli/eval-run.ts, and --count: cli/eval-instrument.ts. --partial: cli/eval-partial.ts.
+// Exit codes, as opa eval's RunE and main: 2 when loading, parsing, compiling or
+// evaluating failed (the errors printed as the format prints them); 1 for --fail on an
+// undefined result and --fail-defined on a defined one; 0 otherwise. Problems found
+// before evaluating (an unreadable input document or stdin, an optimization failure,
+// conflicting options) print plainly on stderr, exit code 2, as opa eval's setupEval.
+// --explain evaluates with the reference interpreter and prints its trace as OPA does.
 // Imports name compiler modules directly, and the interpreter (--explain) and partial
 // evaluation (--partial) load on use: `regent eval` starts in a fraction of the time.
 import { compile } from '../compiler/policy.js';
 import { stringifyOpaJSON } from '../compiler/ast/opa-json.js';
-import type { ExplainMode, TraceEvent } from '../compiler/interp/index.js';
+import type { TraceEvent } from '../compiler/interp/index.js';
 import type { ResultRow } from '../compiler/api.js';
 import type { Value } from '../runtime/value/index.js';
-import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
-import { InputError, loadAll, parseInput, readInputFile } from './loader.js';
-import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toOutputErrors, type IO } from './output.js';
-import type { InstrumentOptions } from './eval-run.js';
+import { UsageError, formatHelp } from './args.js';
+import { InputError, parseInput, readInputFile } from './loader.js';
+import type { IO } from './output.js';
+import { usageFailed } from './usage.js';
+import { DESCRIPTION, EVAL_FLAGS, USAGE, parseEvalArgs, type EvalFormat, type EvalRequest } from './eval-flags.js';
+import { renderOutcome, type Rendered } from './eval-formats.js';
+import { EvalSetupError, loadForEval } from './eval-load.js';
+import { repeat, type Extras } from './eval-instrument.js';
+
+export { EVAL_FLAGS, parseDuration, parseEvalArgs, type EvalRequest } from './eval-flags.js';
 
 /** True when an instrumentation/context flag is set (then cli/eval-run.ts evaluates; --explain stays here). */
 function isInstrumentedRequest(r: EvalRequest): boolean {
@@ -31,68 +34,8 @@ function isInstrumentedRequest(r: EvalRequest): boolean {
   return !!(r.metrics || r.instrument || r.profile || r.coverage || r.package !== undefined || r.imports?.length || r.capabilities !== undefined || r.schema !== undefined);
 }
 
-export const EVAL_FLAGS: FlagSpec[] = [
-  { name: 'data', short: 'd', type: 'string', repeatable: true, metavar: 'PATH', description: 'set policy or data file(s) or directories' },
-  { name: 'bundle', short: 'b', type: 'string', repeatable: true, metavar: 'PATH', description: 'set bundle directory or .tar.gz archive' },
-  { name: 'input', short: 'i', type: 'string', metavar: 'FILE', description: 'set input file path (JSON or YAML)' },
-  { name: 'stdin-input', short: 'I', type: 'boolean', description: 'read input document from stdin' },
-  { name: 'format', short: 'f', type: 'string', choices: ['json', 'pretty', 'raw'], default: 'json', description: 'set output format' },
-  { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
-  { name: 'strict-builtin-errors', type: 'boolean', description: 'treat the first built-in function error as fatal' },
-  { name: 'fail', type: 'boolean', description: 'exit with code 1 if the result is undefined' },
-  { name: 'fail-defined', type: 'boolean', description: 'exit with code 1 if the result is defined' },
-  { name: 'explain', type: 'string', choices: ['notes', 'fails', 'full', 'debug'], metavar: 'MODE', description: 'enable query explanations (notes, fails, full, debug)' },
-  { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'stop evaluation after this long (e.g. 5s, 500ms)' },
-  { name: 'partial', short: 'p', type: 'boolean', description: 'perform partial evaluation' },
-  { name: 'unknowns', short: 'u', type: 'string', repeatable: true, metavar: 'REF', description: 'set paths to treat as unknown during partial evaluation (default [input])' },
-  { name: 'metrics', type: 'boolean', description: 'report query performance metrics' },
-  { name: 'instrument', type: 'boolean', description: 'enable query instrumentation metrics (implies --metrics)' },
-  { name: 'profile', type: 'boolean', description: 'perform expression profiling' },
-  { name: 'profile-limit', type: 'string', default: '10', metavar: 'N', description: 'set number of profiling results to show' },
-  { name: 'coverage', type: 'boolean', description: 'report coverage' },
-  { name: 'package', type: 'string', metavar: 'PACKAGE', description: 'set query package' },
-  { name: 'import', type: 'string', repeatable: true, metavar: 'IMPORT', description: 'set query import(s)' },
-  { name: 'capabilities', type: 'string', metavar: 'FILE|VERSION', description: 'set capabilities version or capabilities.json file path' },
-  { name: 'schema', short: 's', type: 'string', metavar: 'PATH', description: 'set schema file path or directory path' },
-  { name: 'target', short: 't', type: 'string', choices: ['rego', 'wasm'], default: 'rego', description: 'set the runtime to exercise (rego or wasm: a data reference through policy.wasm)' },
-  { name: 'help', short: 'h', type: 'boolean', description: 'show help for eval' },
-];
-
-const USAGE = 'regent eval [flags] <query>';
-const DESCRIPTION = 'Evaluate a Rego query and print the result.';
-
-export interface EvalRequest extends InstrumentOptions {
-  query: string;
-  data: string[];
-  bundles: string[];
-  input?: string;
-  stdinInput: boolean;
-  format: 'json' | 'pretty' | 'raw';
-  v0Compatible: boolean;
-  strictBuiltinErrors: boolean;
-  /** Exit 1 when undefined / when defined. */
-  fail: boolean;
-  failDefined: boolean;
-  timeoutMs?: number;
-  explain?: ExplainMode;
-  /** `--partial` (cli/eval-partial.ts) with its `-u` unknowns. */
-  partial?: boolean;
-  unknowns?: string[];
-  /** `-t wasm`: evaluate through the Wasm back end (cli/eval-wasm.ts). */
-  target?: 'rego' | 'wasm';
-}
-
 /** Outcome of an evaluation: rows, or the errors to report. */
 export type EvalOutcome = ({ ok: true; rows: ResultRow[] } | { ok: false; error: unknown }) & { explanation?: TraceEvent[] };
-
-/** Parse `5s`, `500ms`, `1m`, or a bare number of seconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`invalid duration: ${text}`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  return n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
-}
 
 /** The input document of the request, if any. Throws InputError. */
 export function readInput(req: EvalRequest, io?: IO): Value | undefined {
@@ -102,7 +45,6 @@ export function readInput(req: EvalRequest, io?: IO): Value | undefined {
   return parseInput(io.stdin());
 }
 
-/** Load everything, compile, prepare and evaluate. Never throws. */
 /** The evaluation options of a request: input, data, strict builtin errors, print to stderr, deadline. */
 export function evalOptions(req: EvalRequest, input: Value | undefined, data: Value, io?: IO) {
   return {
@@ -111,14 +53,16 @@ export function evalOptions(req: EvalRequest, input: Value | undefined, data: Va
     strictBuiltinErrors: req.strictBuiltinErrors,
     print: (msg: string) => io?.err(msg + '\n'),
     ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
+    ...(req.builtinErrorSink ? { builtinErrors: req.builtinErrorSink } : {}),
   };
 }
 
+/** Load everything, compile, prepare and evaluate. Never throws. */
 export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> {
   try {
     const input = readInput(req, io);
-    const loaded = await loadAll(req.data, req.bundles, { v0Compatible: req.v0Compatible });
-    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0 });
+    const loaded = await loadForEval(req);
+    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) });
     const evalOpts = evalOptions(req, input, loaded.data, io);
     if (req.target === 'wasm') {
       const { evaluateWasm } = await import('./eval-wasm.js');
@@ -137,78 +81,49 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
 /** The reference interpreter, loaded by the first `--explain` evaluation. */
 let interp: typeof import('../compiler/interp/index.js') | undefined;
 
-/** Render an outcome in the requested format (an explanation comes from `evaluate`). */
-export function render(outcome: EvalOutcome, format: EvalRequest['format']): string {
-  const text = renderResult(outcome, format);
+/**
+ * Render an outcome (its explanation from `evaluate`, extras from cli/eval-run.ts) for
+ * stdout and stderr, with the builtin errors --show-builtin-errors collected.
+ */
+export function render(outcome: EvalOutcome & { extras?: Extras }, format: EvalFormat, builtinErrors: Error[] = []): Rendered {
   const events = outcome.explanation;
-  if (!events || events.length === 0) return text;
-  const { prettyTrace, evalEventJSON } = interp!;
-  if (format === 'pretty') return prettyTrace(events, { locations: true }) + text;
-  if (format !== 'json') return text;
-  // `explanation` follows `errors`/`result` in OPA's output object.
-  const trace = stringifyOpaJSON(events.map(evalEventJSON), '  ', '  ');
-  const body = text.trimEnd();
-  return (body === '{}' ? `{\n  "explanation": ${trace}\n}` : `${body.slice(0, -2)},\n  "explanation": ${trace}\n}`) + '\n';
+  const trace =
+    events && events.length > 0 && interp
+      ? { pretty: interp.prettyTrace(events, { locations: true }), json: stringifyOpaJSON(events.map(interp.evalEventJSON), '  ', '  ') }
+      : undefined;
+  return renderOutcome(
+    {
+      ...(outcome.ok ? { rows: outcome.rows } : { error: outcome.error }),
+      ...(trace ? { trace } : {}),
+      ...(outcome.extras ? { extras: outcome.extras } : {}),
+      ...(builtinErrors.length > 0 ? { builtinErrors } : {}),
+    },
+    format,
+  );
 }
 
-function renderResult(outcome: EvalOutcome, format: EvalRequest['format']): string {
-  if (!outcome.ok) {
-    const errs = toOutputErrors(outcome.error);
-    return format === 'json' ? errorsJSON(errs) + '\n' : errorsText(errs) + '\n';
-  }
-  switch (format) {
-    case 'json':
-      return resultJSON(outcome.rows) + '\n';
-    case 'pretty':
-      return resultPretty(outcome.rows);
-    case 'raw':
-      return resultRaw(outcome.rows);
-  }
+/** Errors opa eval's setupEval reports before evaluating: plainly on stderr, exit code 2. */
+function isSetupError(e: unknown): e is Error {
+  return e instanceof InputError || e instanceof EvalSetupError;
 }
 
-/** Turn argv into a request. Throws UsageError. */
-export function parseEvalArgs(argv: string[]): EvalRequest | 'help' {
-  const args = parseArgs(argv, EVAL_FLAGS);
-  if (bool(args, 'help')) return 'help';
-  if (args.positionals.length === 0) throw new UsageError('specify query argument');
-  if (args.positionals.length > 1) throw new UsageError(`expected exactly one query argument, got ${args.positionals.length}`);
-  if (str(args, 'input') !== undefined && bool(args, 'stdin-input')) throw new UsageError('specify --input or --stdin-input, not both');
-  if (bool(args, 'fail') && bool(args, 'fail-defined')) throw new UsageError('specify --fail or --fail-defined, not both');
-  const timeout = str(args, 'timeout');
-  return {
-    query: args.positionals[0]!,
-    data: list(args, 'data'),
-    bundles: list(args, 'bundle'),
-    ...(str(args, 'input') !== undefined ? { input: str(args, 'input')! } : {}),
-    stdinInput: bool(args, 'stdin-input'),
-    format: (str(args, 'format') ?? 'json') as EvalRequest['format'],
-    v0Compatible: bool(args, 'v0-compatible'),
-    strictBuiltinErrors: bool(args, 'strict-builtin-errors'),
-    fail: bool(args, 'fail'),
-    failDefined: bool(args, 'fail-defined'),
-    ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}),
-    ...(str(args, 'explain') !== undefined ? { explain: str(args, 'explain') as ExplainMode } : {}),
-    ...(bool(args, 'partial') ? { partial: true, unknowns: list(args, 'unknowns') } : {}),
-    ...(str(args, 'target') === 'wasm' ? { target: 'wasm' as const } : {}),
-    ...instrumentArgs(args),
-  };
+/** IO whose stdin is read once (--count and --stdin read it again). */
+function stdinOnce(io: IO): IO {
+  if (!io.stdin) return io;
+  let text: string | undefined;
+  const read = io.stdin.bind(io);
+  return { out: io.out, err: io.err, stdin: () => (text ??= read()) };
 }
 
-/** --metrics, --instrument, --profile, --coverage, --package, --import, --capabilities, -s (cli/eval-run.ts). */
-function instrumentArgs(args: ReturnType<typeof parseArgs>): InstrumentOptions {
-  const limit = Number(str(args, 'profile-limit') ?? '10');
-  if (!Number.isInteger(limit)) throw new UsageError(`invalid --profile-limit value: ${str(args, 'profile-limit')}`);
-  const o: InstrumentOptions = {};
-  if (bool(args, 'metrics')) o.metrics = true;
-  if (bool(args, 'instrument')) o.instrument = true;
-  if (bool(args, 'profile')) o.profile = true;
-  if (bool(args, 'profile') || limit !== 10) o.profileLimit = limit;
-  if (bool(args, 'coverage')) o.coverage = true;
-  if (str(args, 'package') !== undefined) o.package = str(args, 'package')!;
-  if (list(args, 'import').length > 0) o.imports = list(args, 'import');
-  if (str(args, 'capabilities') !== undefined) o.capabilities = str(args, 'capabilities')!;
-  if (str(args, 'schema') !== undefined) o.schema = str(args, 'schema')!;
-  return o;
+/**
+ * What opa eval's setupEval refuses before evaluating (exit code 2), and what Regent
+ * cannot do yet: refused rather than ignored, since each would change the output.
+ */
+function setupProblem(req: EvalRequest): string | undefined {
+  if (req.strictBuiltinErrors && req.showBuiltinErrors)
+    return 'cannot use --show-builtin-errors with --strict-builtin-errors, --strict-builtin-errors will return the first built-in error encountered immediately';
+  if (req.varValues && req.explain !== undefined && req.format === 'pretty') return 'regent eval: --var-values is not supported yet (the pretty trace has no variable values)';
+  return undefined;
 }
 
 /** The `eval` command. Returns the exit code. */
@@ -218,24 +133,49 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
     req = parseEvalArgs(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS));
   }
   if (req === 'help') {
     io.out(formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS) + '\n');
     return 0;
   }
-  if (req.partial) return (await import('./eval-partial.js')).partialCommand(req, io);
-  const run = isInstrumentedRequest(req) ? await import('./eval-run.js') : undefined;
-  const outcome = run ? await run.evaluateInstrumented(req, io) : await evaluate(req, io);
-  if (!outcome.ok && outcome.error instanceof InputError) {
-    io.err(outcome.error.message + '\n');
-    return 1;
+  const caps = req.capabilities;
+  if (caps !== undefined && !(await (await import('./eval-context.js')).capabilitiesExist(caps)))
+    // opa reads --capabilities while parsing flags: a bad value is a usage error
+    return usageFailed(io, `invalid argument "${caps}" for "--capabilities" flag: no such file or capabilities version found: ${caps}`, formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS));
+  io = stdinOnce(io);
+  const problem = setupProblem(req);
+  if (problem !== undefined) {
+    io.err(problem + '\n');
+    return 2;
   }
-  io.out(run ? run.renderInstrumented(outcome, req.format) : render(outcome, req.format));
-  if (!outcome.ok) return 1;
+  if (req.stdinQuery) {
+    if (!io.stdin) {
+      io.err('stdin is not available\n');
+      return 2;
+    }
+    req = { ...req, query: io.stdin() };
+  }
+  // --show-builtin-errors: the first evaluation's builtin errors are reported (opa's result[0]).
+  const sink: Error[] | undefined = req.showBuiltinErrors ? [] : undefined;
+  const r: EvalRequest = sink ? { ...req, builtinErrorSink: sink } : req;
+  if (r.partial) return (await import('./eval-partial.js')).partialCommand(r, io);
+  const run = isInstrumentedRequest(r) ? await import('./eval-run.js') : undefined;
+  const once = (): Promise<EvalOutcome & { extras?: Extras }> => (run ? run.evaluateInstrumented(r, io) : evaluate(r, io));
+  let outcome = await once();
+  if (!outcome.ok && isSetupError(outcome.error)) {
+    io.err(outcome.error.message + '\n');
+    return 2;
+  }
+  const builtinErrors = sink ? sink.slice() : [];
+  if ((r.count ?? 1) > 1) outcome = await repeat(outcome, r.count!, once);
+  // Builtin errors alone are not a failed evaluation (opa eval: exit code as without them).
+  const printed = render(outcome, r.format, builtinErrors);
+  io.out(printed.out);
+  if (printed.err) io.err(printed.err);
+  // opa eval: evaluation errors exit 2 (RunE's newExitErrorWrap(2, …)); --fail/--fail-defined exit 1
+  if (!outcome.ok) return 2;
   const defined = outcome.rows.length > 0;
-  if (req.fail && !defined) return 1;
-  if (req.failDefined && defined) return 1;
+  if ((r.fail && !defined) || (r.failDefined && defined)) return 1;
   return 0;
 }

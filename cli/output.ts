@@ -55,21 +55,30 @@ function members(x: object, sep: string): { open: string; close: string; items: 
  */
 export function toJSON(x: unknown, indent = '  ', cur = ''): string {
   try {
-    return toJSONRec(x, indent, cur);
+    return toJSONRec(x, indent, cur, 0);
   } catch (e) {
-    if (e instanceof RangeError) return toJSONDeep(x, indent, cur);
+    if (e === TOO_DEEP || e instanceof RangeError) return toJSONDeep(x, indent, cur);
     throw e;
   }
 }
 
-function toJSONRec(x: unknown, indent: string, cur: string): string {
+/**
+ * Nesting past which the recursive writer hands over to the explicit stack. Decided
+ * by depth, not only by catching the stack overflow: an overflow can surface as
+ * another error (under a test runner's module proxies, an import read as undefined).
+ */
+const MAX_RECURSIVE_DEPTH = 1000;
+const TOO_DEEP = Symbol('too deep');
+
+function toJSONRec(x: unknown, indent: string, cur: string, depth: number): string {
   const scalar = scalarJSON(x);
   if (scalar !== undefined) return scalar;
+  if (depth > MAX_RECURSIVE_DEPTH) throw TOO_DEEP;
   const { open, close, items } = members(x as object, indent ? ': ' : ':');
   if (items.length === 0) return open + close;
   const inner = cur + indent;
   const nl = indent ? '\n' : '';
-  return open + nl + items.map(([p, v]) => inner + p + toJSONRec(v, indent, inner)).join(',' + nl) + nl + cur + close;
+  return open + nl + items.map(([p, v]) => inner + p + toJSONRec(v, indent, inner, depth + 1)).join(',' + nl) + nl + cur + close;
 }
 
 /** toJSON with an explicit stack instead of recursion (exported for tests). */

@@ -41,6 +41,12 @@ export interface EvalOptions {
   print?: (message: string) => void;
   /** Wall-clock deadline in ms since the epoch; evaluation stops with an error after it. */
   deadline?: number;
+  /**
+   * Collects, as located errors, the builtin errors that non-strict evaluation treats
+   * as undefined (`opa eval --show-builtin-errors`). Queries only (Policy.prepare, the
+   * interpreter), not prepared decisions.
+   */
+  builtinErrors?: Error[];
 }
 
 /** One expression of a query result row, as `opa eval --format json` prints it. */

@@ -18,6 +18,7 @@ import { RUNTIME } from '../runtime/scope.js';
 import './builtin-parser.js'; // provides rego.parse_module's parser to the runtime
 import { EvalContext } from '../runtime/eval/context.js';
 import { EvalError } from '../runtime/eval/errors.js';
+import { BUILTIN_ERRORS } from '../runtime/eval/rules.js';
 import { RObject } from '../runtime/value/collections.js';
 import type { Value } from '../runtime/value/value.js';
 
@@ -172,6 +173,7 @@ export class CompiledPolicy implements Policy {
         // A fresh context per query (no ContextKeeper): a query's rule memos are stored
         // into the context, and into a long-lived one that costs more than it saves.
         const ctx = ContextKeeper.fresh(opts);
+        if (opts.builtinErrors) ctx.extras[BUILTIN_ERRORS] = opts.builtinErrors;
         let frames;
         try {
           frames = run(ctx);

@@ -14,6 +14,7 @@ import { RUNTIME } from '../../runtime/scope.js';
 import { EvalContext } from '../../runtime/eval/context.js';
 import { currentRuntimeInfo } from '../../runtime/eval/runtime-info.js';
 import { EvalError } from '../../runtime/eval/errors.js';
+import { BUILTIN_ERRORS } from '../../runtime/eval/rules.js';
 import { RObject } from '../../runtime/value/collections.js';
 import { Interpreter } from './interpreter.js';
 import { Recorder, type Slots } from './frames.js';
@@ -95,6 +96,7 @@ function newContext(opts: EvalOptions, ip: Interpreter): EvalContext {
   const extras: Record<string, unknown> = {};
   const rec = ip.rec;
   if (rec) extras.trace = (note: string) => rec.emit('Note', ip.q, undefined, undefined, ip.cur?.loc, note);
+  if (opts.builtinErrors) extras[BUILTIN_ERRORS] = opts.builtinErrors;
   return new EvalContext(
     opts.input,
     opts.data ?? new RObject(),

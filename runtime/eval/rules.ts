@@ -2,14 +2,21 @@
 // reference interpreter): calling a builtin with OPA's error mapping (and the heap
 // room check for large string arguments, limits.ts), and
 // inserting one solution of an object rule (`a.b[x].c := v`, `p[k] contains v`).
+// A builtin error that non-strict evaluation treats as undefined is also added, as a
+// located EvalError, to the list in the builtin context's extras under BUILTIN_ERRORS
+// when the caller put one there (`opa eval --show-builtin-errors`).
 import type { Value } from '../value/value.js';
 import { RObject, RSet } from '../value/collections.js';
 import { equal } from '../value/compare.js';
 import type { BuiltinDef } from '../builtins/types.js';
 import { BuiltinCallError, builtinFailure } from '../builtins/registry.js';
+import { BuiltinError } from '../builtins/errors.js';
 import type { EvalContext } from './context.js';
 import { EvalError, type EvalLocation } from './errors.js';
 import { LARGE_ARGUMENT, checkArgumentRoom, rangeErrorKind } from './limits.js';
+
+/** The extras key of the list that collects builtin errors treated as undefined (see the header). */
+export const BUILTIN_ERRORS = 'builtinErrors';
 
 /** Call a builtin; its errors become located EvalErrors (stack overflow inside it too). */
 export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: EvalLocation): Value | undefined {
@@ -32,7 +39,12 @@ export function invokeBuiltin(def: BuiltinDef, name: string, vals: Value[], c: E
  */
 export function builtinFailed(err: unknown, def: BuiltinDef, name: string, c: EvalContext, loc: EvalLocation): undefined {
   const e = builtinFailure(def, err, c.builtins);
-  if (e === undefined) return undefined;
+  if (e === undefined) {
+    const list = c.builtins.extras[BUILTIN_ERRORS];
+    // The message as strict mode would raise it (builtinFailure), with the call's location.
+    if (Array.isArray(list) && err instanceof BuiltinError) list.push(new EvalError(err.code, err.raw ? err.message : `${def.decl.name}: ${err.message}`, loc));
+    return undefined;
+  }
   if (e instanceof BuiltinCallError) throw new EvalError(e.code, e.message, loc);
   if (e instanceof RangeError) {
     // V8's own size limits (string length, Map size, array length) cancel like the collection cap.

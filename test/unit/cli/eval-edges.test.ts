@@ -3,6 +3,8 @@
 // util.Unmarshal), OPA-worded errors for unreadable data and input files (no
 // JavaScript parser text, no stack overflow text), and a closed stdout pipe
 // (`regent eval … | head -1`) ending quietly; deep documents printed back.
+// Failures exit 2, as opa eval's RunE (newExitErrorWrap(2, err)) makes them, and
+// non-JSON formats print the errors on stderr (OPA v1.9+ presentation package).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -75,7 +77,7 @@ describe('eval -b bundle.tar.gz', () => {
 
   it('names archive modules by their bundle path in errors', async () => {
     const r = await run('-b', join(dir, 'broken.tar.gz'), 'data.old');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     const e = JSON.parse(r.out).errors[0];
     expect(e.code).toBe('rego_parse_error');
     expect(e.location.file).toBe('/old/policy.rego');
@@ -83,7 +85,7 @@ describe('eval -b bundle.tar.gz', () => {
 
   it('reports an unreadable archive as a bundle load error', async () => {
     const r = await run('-b', join(dir, 'notgzip.tar.gz'), 'data');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(JSON.parse(r.out).errors[0].message).toMatch(/^bundle .*notgzip\.tar\.gz: archive read failed/);
   });
 });
@@ -104,36 +106,37 @@ describe('eval -i: YAML as OPA reads it', () => {
   it('reads deeply nested JSON input and refuses what Go refuses', async () => {
     expect((await run('-i', join(dir, 'inputs', 'deep.json'), '-f', 'raw', 'count(input)')).out).toBe('1\n');
     const r = await run('-i', join(dir, 'inputs', 'toodeep.json'), 'input');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toBe('unable to parse input: error converting YAML to JSON: yaml: exceeded max depth of 10000\n');
   });
 
   it('prints input errors plainly on stderr, as opa eval does', async () => {
     const bad = await run('-i', join(dir, 'inputs', 'broken.yaml'), 'input');
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.out).toBe('');
     expect(bad.err).toMatch(/^unable to parse input: error converting YAML to JSON: yaml: line \d+: /);
     const missing = await run('-i', join(dir, 'inputs', 'nope.json'), 'input');
     expect(missing.err).toBe(`open ${join(dir, 'inputs', 'nope.json')}: no such file or directory\n`);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
   });
 });
 
 describe('eval -d: bad data files', () => {
   it("words JSON errors as Go's decoder, prefixed by the file", async () => {
     const r = await run('-d', join(dir, 'bad', 'data.json'), 'data');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(JSON.parse(r.out).errors).toEqual([{ message: `${join(dir, 'bad', 'data.json')}: invalid character '}' looking for beginning of value` }]);
     // util.UnmarshalJSON reads one value, then decoder.Token() rejects what follows.
     const t = await run('-d', join(dir, 'bad', 'trailing.json'), '-f', 'pretty', 'data');
-    expect(t.out).toBe(`1 error occurred: ${join(dir, 'bad', 'trailing.json')}: invalid character 'x' looking for beginning of value\n`);
+    expect(t.out).toBe('');
+    expect(t.err).toBe(`1 error occurred: ${join(dir, 'bad', 'trailing.json')}: invalid character 'x' looking for beginning of value\n`);
   });
 
   it('words YAML errors as OPA does, with the line', async () => {
     const r = await run('-d', join(dir, 'badyaml'), '-f', 'pretty', 'data');
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(new RegExp(`^1 error occurred: ${join(dir, 'badyaml', 'data.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: error converting YAML to JSON: yaml: line 3: `));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^1 error occurred: ${join(dir, 'badyaml', 'data.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: error converting YAML to JSON: yaml: line 3: `));
   });
 
   it('loads deeply nested data; never shows JavaScript error text', async () => {

@@ -1,6 +1,8 @@
 // `regent eval --metrics/--instrument/--profile/--coverage/--package/--import/
 // --capabilities`: output shapes as OPA's presentation package prints them (JSON
 // members after `result`, pretty tables after the value), and Go duration strings.
+// As opa eval (validateEvalParams): --profile implies --metrics; errors exit 2 (its
+// RunE's newExitErrorWrap(2, err)) and print on stderr for pretty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { evalCommand } from '../../../cli/eval.js';
@@ -60,7 +62,7 @@ describe('--metrics and --instrument', () => {
 describe('--profile', () => {
   it('JSON: profile entries with OPA field names, sorted by time', async () => {
     const o = JSON.parse((await run('-d', policy, '-i', input, '--profile', 'data.rbac.allow')).out);
-    expect(Object.keys(o)).toEqual(['result', 'profile']);
+    expect(Object.keys(o)).toEqual(['result', 'metrics', 'profile']);
     const first = o.profile[0];
     expect(Object.keys(first)).toEqual(['total_time_ns', 'num_eval', 'num_redo', 'num_gen_expr', 'location']);
     expect(Object.keys(first.location)).toEqual(['file', 'row', 'col']);
@@ -107,11 +109,15 @@ describe('--package and --import', () => {
 describe('--capabilities', () => {
   it('reports builtins the capabilities do not list as undefined functions', async () => {
     const r = await run('--capabilities', join(dir, 'caps.json'), '-f', 'pretty', 'x := count([1])');
-    expect(r.code).toBe(1);
-    expect(r.out).toBe('1 error occurred: 1:6: rego_type_error: undefined function count\n');
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toBe('1 error occurred: 1:6: rego_type_error: undefined function count\n');
   });
   it('accepts this build\'s version and refuses unknown ones', async () => {
-    expect((await run('--capabilities', 'v0.0.0-none', 'true')).code).toBe(1);
+    // opa reads --capabilities as it parses the flags: an unknown version is a usage error, exit 1
+    const bad = await run('--capabilities', 'v0.0.0-none', 'true');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^Error: invalid argument "v0\.0\.0-none" for "--capabilities" flag: no such file or capabilities version found: v0\.0\.0-none\n/);
   });
 });
 

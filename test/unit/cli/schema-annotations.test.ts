@@ -112,7 +112,7 @@ describe('schema annotations with -s DIR', () => {
 
   it('eval reports the same errors before evaluating', async () => {
     const c = capture();
-    expect(await evalCommand(['-s', join(tree.dir, 'schemas'), '-d', join(tree.dir, 'pol'), '-f', 'pretty', 'data.authz'], c.io)).toBe(1);
+    expect(await evalCommand(['-s', join(tree.dir, 'schemas'), '-d', join(tree.dir, 'pol'), '-f', 'pretty', 'data.authz'], c.io)).toBe(2); // opa eval: errors exit 2
     expect(c.out + c.err).toContain('undefined ref: data.acl.admin[_]');
   });
 });

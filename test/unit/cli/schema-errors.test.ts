@@ -38,8 +38,9 @@ describe('eval/check -s/--schema', () => {
   it('reports an undeclared key as OPA does (pretty)', async () => {
     const c = capture();
     const code = await evalCommand(['-s', join(dir, 'schema.json'), '-d', join(dir, 'pod'), '-f', 'pretty', 'data.kubernetes.admission'], c.io);
-    expect(code).toBe(1);
-    expect(c.out).toBe(
+    // opa eval: errors exit 2, and every format but json prints them on stderr.
+    expect(code).toBe(2);
+    expect(c.err).toBe(
       `1 error occurred: ${join(dir, 'pod', 'pod.rego')}:4: rego_type_error: undefined ref: input.request.kind.kinds\n` +
         '\tinput.request.kind.kinds\n' +
         '\t                   ^\n' +
@@ -60,8 +61,8 @@ describe('eval/check -s/--schema', () => {
     const c = capture();
     expect(await evalCommand(['-s', join(dir, 'schema.json'), '-d', join(dir, 'ok'), 'data.ok'], c.io)).toBe(0);
     const q = capture();
-    expect(await evalCommand(['-s', join(dir, 'schema.json'), '-f', 'pretty', 'input.user.nmae'], q.io)).toBe(1);
-    expect(q.out).toContain('1:1: rego_type_error: undefined ref: input.user.nmae\n\tinput.user.nmae\n\t           ^\n\t           have: "nmae"\n\t           want (one of): ["name"]');
+    expect(await evalCommand(['-s', join(dir, 'schema.json'), '-f', 'pretty', 'input.user.nmae'], q.io)).toBe(2);
+    expect(q.err).toContain('1:1: rego_type_error: undefined ref: input.user.nmae\n\tinput.user.nmae\n\t           ^\n\t           have: "nmae"\n\t           want (one of): ["name"]');
   });
   it('a key into a scalar names the scalar type', () => {
     const c = capture();
@@ -98,8 +99,8 @@ describe('parse errors with source line and caret', () => {
   });
   it('eval of a query: row:col prefix, whitespace stepped over', async () => {
     const c = capture();
-    expect(await evalCommand(['-f', 'pretty', 'x := '], c.io)).toBe(1);
-    expect(c.out).toBe('1 error occurred: 1:6: rego_parse_error: unexpected eof token\n\tx := \n\t   ^\n');
+    expect(await evalCommand(['-f', 'pretty', 'x := '], c.io)).toBe(2);
+    expect(c.err).toBe('1 error occurred: 1:6: rego_parse_error: unexpected eof token\n\tx := \n\t   ^\n');
   });
   it('test', async () => {
     const c = capture();
