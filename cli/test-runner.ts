@@ -8,11 +8,15 @@
 // never text pasted together, so package segments like `["entitlements:1.0"]` work.
 // A test passes when its value is `true`; a test with a dynamic ref tail (a partial
 // object, `test_x[name] := …`) passes when every leaf of its object is `true`.
+// With -t wasm (runWasmTests) every test path is an entrypoint of one Wasm module
+// (compileSupportedWasm, unoptimized); each test is the module's decision for its path
+// (`opa test -t wasm`); a test whose rule the Wasm back end refuses is an ERROR
+// (`wasm_unsupported: not supported on wasm: …`); Wasm evaluation records no trace.
 import type { Module, RefTerm, Rule, Term } from '../compiler/ast/nodes.js';
 import { formatTerm } from '../compiler/ast/print.js';
 import { parseModule } from '../compiler/parser/index.js';
 import { compileModules, type CompiledPolicy } from '../compiler/policy.js';
-import { RegoError, RegoErrors, prepareInterpreted, type TraceEvent } from '../compiler/index.js';
+import { RegoError, RegoErrors, WasmBackend, compileSupportedWasm, createBackend, prepareInterpreted, type TraceEvent } from '../compiler/index.js';
 import type { SourceFile } from '../compiler/api.js';
 import { RObject, type Value } from '../runtime/value/index.js';
 import { errorLine, toOutputErrors } from './output.js';
@@ -169,7 +173,7 @@ export function findTests(modules: Module[]): TestCase[] {
 }
 
 /** OPA's subResults verdict: an object whose every leaf is `true`. */
-function objectPasses(v: Value | undefined): boolean {
+export function objectPasses(v: Value | undefined): boolean {
   if (!(v instanceof RObject) || v.size === 0) return false;
   return v.entries().every(([, x]) => (x instanceof RObject ? objectPasses(x) : x === true));
 }
@@ -197,4 +201,44 @@ export function runTest(policy: CompiledPolicy, t: TestCase, opts: RunOptions): 
   } catch (e) {
     return done({ status: 'error', error: errorLine(toOutputErrors(e)[0]!), events: [] });
   }
+}
+
+/** The decision path of a test (`data.a.test_b` → ['a', 'test_b']), or undefined for non-string segments. */
+function pathOf(t: TestCase): string[] | undefined {
+  const out: string[] = [];
+  for (const s of t.query.path) {
+    if (s.kind !== 'string') return undefined;
+    out.push(s.value);
+  }
+  return out;
+}
+
+/** Run the tests through one Wasm module. */
+export async function runWasmTests(policy: CompiledPolicy, tests: TestCase[], opts: { data: Value; timeoutMs: number }): Promise<TestResult[]> {
+  const paths = new Map<TestCase, string[]>();
+  for (const t of tests) {
+    const p = pathOf(t);
+    if (!t.skip && p) paths.set(t, p);
+  }
+  const compiled = await compileSupportedWasm(policy, [...paths.values()], 0);
+  const refused = new Map(compiled.refused.map((r) => [r.path.join('/'), r.reason]));
+  const backend = compiled.wasm ? await createBackend('wasm', policy, { wasm: compiled.wasm }) : undefined;
+  if (backend) backend.setData(opts.data);
+  return tests.map((t) => {
+    const base = { file: t.rule.loc.file, row: t.rule.loc.row, col: t.rule.loc.col, pkg: t.pkg, name: t.name, events: [] as TraceEvent[], output: '' };
+    if (t.skip) return { ...base, status: 'skip', durationNs: 0 };
+    const path = paths.get(t);
+    const reason = path ? refused.get(path.join('/')) : 'test rule path is not a string path';
+    if (reason !== undefined || !(backend instanceof WasmBackend)) return { ...base, status: 'error', error: `wasm_unsupported: ${reason ?? 'no wasm module'}`, durationNs: 0 };
+    let output = '';
+    const start = process.hrtime.bigint();
+    const since = () => Number(process.hrtime.bigint() - start);
+    try {
+      const value = backend.decideInWasm(path!, { deadline: Date.now() + opts.timeoutMs, print: (m: string) => void (output += m + '\n') });
+      const ok = t.object ? objectPasses(value) : value === true;
+      return { ...base, output, status: ok ? 'pass' : 'fail', durationNs: since() };
+    } catch (e) {
+      return { ...base, output, status: 'error', error: errorLine(toOutputErrors(e)[0] ?? { message: e instanceof Error ? e.message : String(e) }), durationNs: since() };
+    }
+  });
 }

@@ -1,223 +1,197 @@
-// `regent test [-v] [--coverage] [--format pretty|json] [--run REGEX] [--timeout D] PATH…`:
-// run Rego unit tests as `opa test` does. Every .rego (and .json/.yaml data) file
-// under the paths is loaded; discovery, duplicate-name rewriting (`test_x#01`) and
-// evaluation live in test-runner.ts, coverage in test-coverage.ts. Output follows
-// OPA's pretty reporter: failing (or, with -v, all) tests as
-// `data.pkg.test_x: PASS (1.2ms)` grouped under their file, a line of 80 dashes,
-// then `PASS: n/N`, `FAIL: n/N`, `SKIPPED: n/N`, `ERROR: n/N`; with -v failures are
-// listed first with their `fails` explanation. `--format json` prints the result
-// array. `--coverage` prints OPA's JSON coverage report instead. Exit codes: 0 all
-// passed, 2 any test failed, errored or was skipped (unless -z), 1 load/compile
-// errors (and failures with --coverage). Files that cannot be read or parsed are
-// reported as OPA's loader does (`1 error occurred during loading: …`), compile
-// errors as `1 error occurred: …`. `--bench` benchmarks each test instead and
-// `--ignore GLOB` skips files while loading (both in test-bench.ts).
-import { explain, prettyTrace } from '../compiler/index.js';
-import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec } from './args.js';
-import { parseDuration } from './eval.js';
-import { loadPaths } from './loader.js';
-import { errorLine, errorsText, toJSON, toOutputErrors, type IO, type OutputError } from './output.js';
+// `regent test [flags] PATH…`: run Rego unit tests as `opa test` does (cmd/test.go).
+// The flags are read in test-flags.ts; the paths are loaded by test-load.ts (files, or
+// bundles with -b); discovery, duplicate-name rewriting (`test_x#01`) and evaluation
+// live in test-runner.ts (with -t wasm too), reports in test-report.ts and
+// test-trace.ts, coverage in test-coverage.ts, --bench in test-bench.ts, -w in
+// test-load.ts. Order of work, as opaTest:
+//   1. gobench without --bench: a note on stderr, exit 0; a threshold outside 0..100:
+//      `Code coverage threshold must be between 0 and 100`, exit 1;
+//   2. load (errors: exit 1); check the -s schema path; --coverage with --bench is
+//      refused (exit 1);
+//   3. --count N rounds (default 1; 0 runs nothing): each compiles the tests (compile,
+//      --capabilities and -s schema errors, at most -m of them then `error limit
+//      reached`: exit 1), runs them sorted by file name, reports them, and with
+//      --fail-on-empty fails a round that ran no test (`no tests were run`, exit 1).
+//      The first round that does not exit 0 ends the command with its code: 2 when a
+//      test failed, errored or was skipped (skips pass with -z);
+//   4. with -w, watch the paths and run the rounds again on each change.
+// Reports: pretty (failing tests, or all with -v; traces of failures with -v or
+// --explain; failure lines with --var-values), `--format json`, or with --coverage
+// OPA's JSON coverage report (failures then exit 1; below --threshold: exit 2).
+import type { CompiledPolicy } from '../compiler/policy.js';
+import { UsageError, formatHelp } from './args.js';
+import { usageFailed } from './usage.js';
+import { extraChecks } from './eval-context.js';
+import { errorsText, toJSON, toOutputErrors, type IO, type OutputError } from './output.js';
 import { coverageReport } from './test-coverage.js';
-import { compileTests, findTests, parseTestModules, runTest, type TestResult } from './test-runner.js';
-import { benchTest, benchmarkLine, loadIgnoring, type BenchTestResult } from './test-bench.js';
+import { compileTests, findTests, runTest, runWasmTests, type TestCase, type TestResult } from './test-runner.js';
+import { benchTest } from './test-bench.js';
+import { TEST_FLAGS, parseTestParams, type TestParams } from './test-flags.js';
+import { TestLoadError, loadTestSuite, untilSignal, watchTests, type TestSuite } from './test-load.js';
+import { benchReport, loadingErrorsText, prettyReport, resultJSON } from './test-report.js';
+import { filterTrace } from './test-trace.js';
 
 export type { TestResult } from './test-runner.js';
 export { coverageReport, type CoverageReport } from './test-coverage.js';
 export { findTests } from './test-runner.js';
-
-export const TEST_FLAGS: FlagSpec[] = [
-  { name: 'verbose', short: 'v', type: 'boolean', description: 'set verbose reporting mode' },
-  { name: 'format', short: 'f', type: 'string', choices: ['pretty', 'json', 'gobench'], default: 'pretty', description: 'set output format (gobench: with --bench)' },
-  { name: 'coverage', short: 'c', type: 'boolean', description: 'report coverage (JSON)' },
-  { name: 'threshold', type: 'string', metavar: 'PERCENT', description: 'fail when coverage is below this percentage' },
-  { name: 'run', short: 'r', type: 'string', metavar: 'REGEX', description: 'run only test cases matching the regular expression' },
-  { name: 'timeout', type: 'string', metavar: 'DURATION', description: 'set test timeout (default 5s)' },
-  { name: 'exit-zero-on-skipped', short: 'z', type: 'boolean', description: 'skipped tests return status 0' },
-  { name: 'v0-compatible', type: 'boolean', description: 'accept Rego v0 syntax' },
-  { name: 'bench', type: 'boolean', description: 'benchmark the unit tests' },
-  { name: 'benchtime', type: 'string', default: '1s', metavar: 'DURATION', description: 'run each benchmark for about this long (Regent only)' },
-  { name: 'benchmem', type: 'boolean', description: 'report memory allocations with benchmark results (accepted; Regent cannot count allocations)' },
-  { name: 'ignore', type: 'string', repeatable: true, metavar: 'GLOB', description: "set file and directory names to ignore during loading (e.g., '.*' excludes hidden files)" },
-  { name: 'help', short: 'h', type: 'boolean', description: 'show help for test' },
-];
+export { TEST_FLAGS } from './test-flags.js';
+export { formatDuration, loadingErrorsText, prettyReport } from './test-report.js';
 
 const USAGE = 'regent test [flags] <path> [path …]';
 const DESCRIPTION = 'Execute Rego test cases: rules named test_* (todo_test_* are skipped).';
 
-/** OPA's loader.Errors text: `1 error occurred during loading: …` or `N errors occurred during loading:` + lines. */
-export function loadingErrorsText(errs: OutputError[]): string {
-  if (errs.length === 1) return `1 error occurred during loading: ${errorLine(errs[0]!)}`;
-  return `${errs.length} errors occurred during loading:\n${errs.map(errorLine).join('\n')}`;
-}
-
-/** Go's time.Duration text: `512ns`, `1.5µs`, `2.345ms`, `1.2s`, `1m2.5s`. */
-export function formatDuration(ns: number): string {
-  ns = Math.round(ns);
-  if (ns === 0) return '0s';
-  if (ns < 1_000) return `${ns}ns`;
-  if (ns < 1_000_000) return frac(ns, 3) + 'µs';
-  if (ns < 1_000_000_000) return frac(ns, 6) + 'ms';
-  const h = Math.floor(ns / 3_600e9);
-  const m = Math.floor((ns % 3_600e9) / 60e9);
-  const s = frac(ns % 60e9, 9) + 's';
-  return h > 0 ? `${h}h${m}m${s}` : m > 0 ? `${m}m${s}` : s;
-}
-
-function frac(v: number, digits: number): string {
-  const unit = 10 ** digits;
-  const whole = Math.floor(v / unit);
-  const rest = String(v % unit).padStart(digits, '0').replace(/0+$/, '');
-  return rest ? `${whole}.${rest}` : String(whole);
+export interface TestCommandOptions {
+  /** With -w: the watch ends when this settles (default: SIGINT or SIGTERM). */
+  stop?: Promise<unknown>;
 }
 
 /** The `test` command. */
-export function testCommand(argv: string[], io: IO): number {
-  let args;
-  let timeoutMs = 5_000;
-  let threshold = 0;
-  let filter: RegExp | undefined;
+export async function testCommand(argv: string[], io: IO, opts: TestCommandOptions = {}): Promise<number> {
+  let p: TestParams | undefined;
   try {
-    args = parseArgs(argv, TEST_FLAGS);
-    if (bool(args, 'help')) {
-      io.out(formatHelp(USAGE, DESCRIPTION, TEST_FLAGS) + '\n');
-      return 0;
-    }
-    if (args.positionals.length === 0) throw new UsageError('specify at least one file');
-    const t = str(args, 'timeout');
-    if (t !== undefined) timeoutMs = parseDuration(t);
-    const th = str(args, 'threshold');
-    if (th !== undefined) {
-      threshold = Number(th);
-      if (!(threshold >= 0 && threshold <= 100)) throw new UsageError('Code coverage threshold must be between 0 and 100');
-    }
-    const run = str(args, 'run');
-    if (run !== undefined) filter = new RegExp(run);
+    p = parseTestParams(argv);
   } catch (e) {
     if (!(e instanceof UsageError) && !(e instanceof SyntaxError)) throw e;
-    io.err(`error: ${e.message}\n\n${formatHelp(USAGE, DESCRIPTION, TEST_FLAGS)}\n`);
-    return 2;
+    return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, TEST_FLAGS));
   }
-  const verbose = bool(args, 'verbose');
-  const coverage = bool(args, 'coverage') || threshold > 0;
-  let policy;
-  let data;
-  let v0 = false;
-  let modules;
-  try {
-    const ignore = list(args, 'ignore');
-    const loaded = ignore.length > 0 ? loadIgnoring(args.positionals, ignore) : loadPaths(args.positionals);
-    data = loaded.data;
-    v0 = bool(args, 'v0-compatible') || loaded.v0;
-    modules = parseTestModules(loaded.modules, v0);
-  } catch (e) {
-    io.err(loadingErrorsText(toOutputErrors(e)) + '\n');
-    return 1;
-  }
-  try {
-    policy = compileTests(modules, v0);
-  } catch (e) {
-    io.err(errorsText(toOutputErrors(e)) + '\n');
-    return 1;
-  }
-  const tests = findTests(policy.modules).filter((t) => !filter || filter.test(t.queryText));
-  if (bool(args, 'bench')) return benchReport(io, tests.map((t) => benchTest(policy, t, { data, budgetMs: parseDuration(str(args, 'benchtime') ?? '1s') })), str(args, 'format') ?? 'pretty', bool(args, 'exit-zero-on-skipped'));
-  const results = tests.map((t) => runTest(policy, t, { data, timeoutMs, trace: verbose || coverage }));
-  const bad = results.some((r) => r.status === 'fail' || r.status === 'error' || (r.status === 'skip' && !bool(args, 'exit-zero-on-skipped')));
-  if (coverage) {
-    if (results.some((r) => r.status === 'fail' || r.status === 'error')) {
-      io.out(prettyReport(results.filter((r) => r.status === 'fail' || r.status === 'error'), verbose));
-      return 1;
-    }
-    const report = coverageReport(policy.modules, results.flatMap((r) => r.events));
-    if (report.coverage < threshold) {
-      io.err(`Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`);
-      return 2;
-    }
-    io.out(toJSON(report) + '\n');
+  if (p === undefined) {
+    io.out(formatHelp(USAGE, DESCRIPTION, TEST_FLAGS) + '\n');
     return 0;
   }
-  io.out(str(args, 'format') === 'json' ? toJSON(results.map(resultJSON)) + '\n' : prettyReport(results, verbose));
-  return bad ? 2 : 0;
-}
-
-const HL = '-'.repeat(80) + '\n';
-
-/** `--bench` output: benchmark lines of passing tests, then the usual report of the others. */
-function benchReport(io: IO, results: BenchTestResult[], format: string, zeroOnSkipped: boolean): number {
-  if (format === 'json') {
-    io.out(toJSON(results.map((r) => ({ ...resultJSON(r), ...(r.benchmark ? { benchmark_result: r.benchmark } : {}) }))) + '\n');
-  } else {
-    const lines = results.filter((r) => r.status === 'pass').map((r) => benchmarkLine(r, format === 'gobench') + '\n');
-    const others = results.some((r) => r.status !== 'pass');
-    io.out(lines.join('') + (lines.length > 0 && !others ? HL : '') + prettyReport(results, false));
+  if (p.format === 'gobench' && !p.bench) {
+    io.err('cannot use output format gobench without running benchmarks (--bench)\n');
+    return 0;
   }
-  return results.some((r) => r.status === 'fail' || r.status === 'error' || (r.status === 'skip' && !zeroOnSkipped)) ? 2 : 0;
-}
-
-function outcome(r: TestResult): string {
-  return { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIPPED' }[r.status];
-}
-
-function resultLine(r: TestResult): string {
-  return r.status === 'skip' ? `${r.pkg}.${r.name}: SKIPPED` : `${r.pkg}.${r.name}: ${outcome(r)} (${formatDuration(r.durationNs)})`;
-}
-
-function indent(text: string, by = '  '): string {
-  return text
-    .split('\n')
-    .map((l) => (l === '' ? l : by + l))
-    .join('\n');
-}
-
-/** OPA's PrettyReporter output. */
-export function prettyReport(results: TestResult[], verbose: boolean): string {
-  let out = '';
-  const failures = results.filter((r) => r.status === 'fail');
-  if (failures.length > 0 && verbose) {
-    out += 'FAILURES\n' + HL;
-    for (const f of failures) {
-      out += resultLine(f) + '\n\n';
-      out += indent(prettyTrace(explain(f.events, 'fails'), { locations: true })) + '\n';
+  if (!(p.threshold >= 0 && p.threshold <= 100)) {
+    io.err('Code coverage threshold must be between 0 and 100\n');
+    return 1;
+  }
+  let suite: TestSuite;
+  try {
+    suite = await loadTestSuite(p);
+  } catch (e) {
+    if (!(e instanceof TestLoadError)) throw e;
+    io.err(e.text + '\n');
+    return 1;
+  }
+  const setup = setupError(p);
+  if (setup !== undefined) {
+    io.err(setup);
+    return 1;
+  }
+  const code = await runRounds(p, suite, io, io);
+  if (!p.watch) return code;
+  const rerun = async (): Promise<void> => {
+    try {
+      const next = await loadTestSuite(p);
+      // As processWatcherUpdate: a compile error is printed on stderr and again on stdout.
+      await runRounds(p, next, io, { ...io, err: (s) => (io.err(s), io.out(s)) });
+    } catch (e) {
+      // a reload that fails is reported on stdout; the watch goes on
+      io.out((e instanceof TestLoadError ? e.text : e instanceof Error ? e.message : String(e)) + '\n');
     }
-    out += 'SUMMARY\n' + HL;
-  }
-  let dirty = false;
-  let lastFile: string | undefined;
-  for (const r of results) {
-    if (verbose || r.status !== 'pass') {
-      if (r.file !== lastFile) {
-        if (lastFile !== undefined) out += '\n';
-        out += `${r.file}:\n`;
-        lastFile = r.file;
-      }
-      dirty = true;
-      out += resultLine(r) + '\n';
-      if (r.output) out += '\n' + indent(r.output.trim()) + '\n\n';
-    }
-    if (r.error) out += `  ${r.error}\n`;
-  }
-  if (dirty) out += HL;
-  const total = results.length;
-  const count = (s: TestResult['status']) => results.filter((r) => r.status === s).length;
-  const lines: [string, number][] = [
-    ['PASS', count('pass')],
-    ['FAIL', count('fail')],
-    ['SKIPPED', count('skip')],
-    ['ERROR', count('error')],
-  ];
-  for (const [label, n] of lines) if (n > 0) out += `${label}: ${n}/${total}\n`;
-  return out;
-}
-
-function resultJSON(r: TestResult): Record<string, unknown> {
-  return {
-    location: { file: r.file, row: r.row, col: r.col },
-    package: r.pkg,
-    name: r.name,
-    ...(r.status === 'fail' ? { fail: true } : {}),
-    ...(r.error ? { error: { message: r.error } } : {}),
-    ...(r.status === 'skip' ? { skip: true } : {}),
-    duration: r.durationNs,
-    ...(r.output ? { output: Buffer.from(r.output).toString('base64') } : {}),
   };
+  await watchTests(p.paths, io, rerun, opts.stop ?? untilSignal());
+  return 0;
+}
+
+/** compileAndSetupTests' refusals: an unreadable schema path, coverage while benchmarking. */
+function setupError(p: TestParams): string | undefined {
+  if (p.schema !== undefined) {
+    try {
+      extraChecks({ schema: p.schema }, []);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      const message = code === 'ENOENT' ? `stat ${p.schema}: no such file or directory` : e instanceof Error ? e.message : String(e);
+      return loadingErrorsText([{ message }]) + '\n';
+    }
+  }
+  const msg = 'coverage reporting is not supported when benchmarking tests\n';
+  if (p.coverage && p.bench) return msg + msg;
+  return undefined;
+}
+
+/** --count rounds; the first one that does not exit 0 ends them. `errIO` reports compile errors. */
+async function runRounds(p: TestParams, suite: TestSuite, io: IO, errIO: IO): Promise<number> {
+  let compiled: CompiledPolicy | OutputError[] | undefined;
+  for (let round = 0; round < p.count; round++) {
+    compiled ??= compileSuite(p, suite);
+    if (Array.isArray(compiled)) {
+      errIO.err(errorsText(compiled) + '\n');
+      return 1;
+    }
+    const code = await runRound(p, suite, compiled, io);
+    if (code !== 0) return code;
+  }
+  return 0;
+}
+
+/** Compile the suite; the errors (compile, capabilities, schema; at most -m) when it fails. */
+function compileSuite(p: TestParams, suite: TestSuite): CompiledPolicy | OutputError[] {
+  let errors: OutputError[] = [];
+  let policy: CompiledPolicy | undefined;
+  try {
+    policy = compileTests(suite.modules, suite.v0);
+    if (p.capabilities !== undefined || p.schema !== undefined) {
+      const req = { ...(p.capabilities !== undefined ? { capabilities: p.capabilities } : {}), ...(p.schema !== undefined ? { schema: p.schema } : {}) };
+      errors = toOutputErrors({ errors: extraChecks(req, policy.modules) });
+    }
+  } catch (e) {
+    errors = toOutputErrors(e);
+  }
+  if (errors.length === 0 && policy) return policy;
+  if (p.maxErrors > 0 && errors.length > p.maxErrors) errors = [...errors.slice(0, p.maxErrors), { code: 'rego_compile_error', message: 'error limit reached' }];
+  return errors;
+}
+
+/** The tests of the policy, in OPA's order (module file name, then rule order), --run applied. */
+function selectTests(policy: CompiledPolicy, p: TestParams): TestCase[] {
+  const key = (t: TestCase) => t.rule.loc.file.replace(/^\/+|\/+$/g, '');
+  const tests = findTests(policy.modules).map((t, i) => ({ t, i }));
+  tests.sort((a, b) => (key(a.t) < key(b.t) ? -1 : key(a.t) > key(b.t) ? 1 : a.i - b.i));
+  return tests.map(({ t }) => t).filter((t) => !p.run || p.run.test(t.queryText));
+}
+
+/** One round: run, report, exit code (runTests in cmd/test.go). */
+async function runRound(p: TestParams, suite: TestSuite, policy: CompiledPolicy, io: IO): Promise<number> {
+  const tests = selectTests(policy, p);
+  const empty = (): number => {
+    io.err('no tests were run\n');
+    return 1;
+  };
+  const bad = (rs: TestResult[]) => rs.some((r) => r.status === 'fail' || r.status === 'error' || (r.status === 'skip' && !p.zeroOnSkipped));
+  if (p.bench) {
+    const results = tests.map((t) => benchTest(policy, t, { data: suite.data, budgetMs: p.benchtimeMs }));
+    io.out(benchReport(results, p.format));
+    if (results.length === 0 && p.failOnEmpty) return empty();
+    return bad(results) ? 2 : 0;
+  }
+  const trace = p.verbose || p.varValues || p.coverage;
+  const results =
+    p.target === 'wasm'
+      ? await runWasmTests(policy, tests, { data: suite.data, timeoutMs: p.timeoutMs })
+      : tests.map((t) => runTest(policy, t, { data: suite.data, timeoutMs: p.timeoutMs, trace }));
+  if (p.coverage) return coverage(p, policy, results, io);
+  const reported = results.map((r) => ({ ...r, events: p.verbose || p.varValues ? filterTrace(r.events, p) : [] }));
+  const opts = { verbose: p.verbose, failureLine: p.varValues, localVars: p.varValues, sources: suite.sources };
+  io.out(p.format === 'json' ? toJSON(reported.map(resultJSON)) + '\n' : prettyReport(reported, opts));
+  if (results.length === 0 && p.failOnEmpty) return empty();
+  return bad(results) ? 2 : 0;
+}
+
+/** --coverage: failing tests are reported (exit 1), else the coverage report (exit 2 below --threshold). */
+function coverage(p: TestParams, policy: CompiledPolicy, results: TestResult[], io: IO): number {
+  const failed = results.filter((r) => r.status === 'fail' || r.status === 'error');
+  if (failed.length > 0) {
+    // The coverage tracer replaces the trace: failures show no trace events (as OPA).
+    io.out(prettyReport(failed.map((r) => ({ ...r, events: [] })), p.verbose));
+    return 1;
+  }
+  const report = coverageReport(policy.modules, results.flatMap((r) => r.events));
+  if (report.coverage < p.threshold) {
+    io.err(`Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${p.threshold.toFixed(2)}\n`);
+    return 2;
+  }
+  io.out(toJSON(report) + '\n');
+  return p.failOnEmpty && results.length === 0 ? (io.err('no tests were run\n'), 1) : 0;
 }

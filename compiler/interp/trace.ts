@@ -133,16 +133,25 @@ export interface PrettyOptions {
 
 const COLUMN_PADDING = 4;
 
-/** The text of a trace, one line per event (each ending in a newline). */
-export function prettyTrace(events: TraceEvent[], opts: PrettyOptions = {}): string {
+/** Each event's indentation depth: its query's, one more than its parent query's. */
+export function eventDepths(events: TraceEvent[]): number[] {
   const depths = new Map<number, number>();
-  const rows: string[][] = [];
-  for (const e of events) {
+  return events.map((e) => {
     let depth = depths.get(e.queryId) ?? 0;
     if (depth === 0) {
       depth = (depths.get(e.parentId) ?? 0) + 1;
       depths.set(e.queryId, depth);
     }
+    return depth;
+  });
+}
+
+/** The text of a trace, one line per event (each ending in a newline). */
+export function prettyTrace(events: TraceEvent[], opts: PrettyOptions = {}): string {
+  const depths = eventDepths(events);
+  const rows: string[][] = [];
+  for (const [i, e] of events.entries()) {
+    const depth = depths[i]!;
     const row: string[] = [];
     if (opts.locations) row.push(locationText(e.location));
     row.push(eventText(e, depth));

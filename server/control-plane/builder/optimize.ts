@@ -18,23 +18,25 @@
 //     from their syntax tree (comments and METADATA are not carried over);
 //   - the modules are sorted by path and `partial` is added to the roots unless a
 //     root covers it (the namespace of negation support rules, `data.partial.__not…`).
+//     `namespace` (`opa build --partial-namespace`) puts those rules, the references
+//     to them, their files (`/optimized/<ns>.rego`, `/optimized/<ns>/<i>/<j>.rego`)
+//     and the root added in another namespace.
 // Modules are printed with the OPA-compatible formatter; in a rego_version 0
 // bundle the generated modules are v1 text with `import rego.v1`.
 import {
   compile,
-  formatModule,
   formatModuleSource,
   mapBody,
   mapTerm,
   parseModule,
   partialEval,
   type Body,
-  type Import,
   type Module,
   type Rule,
   type Term,
 } from '../../../compiler/index.js';
 import type { Value } from '../../../runtime/index.js';
+import { ensureNewline, printGenerated } from './optimize-print.js';
 
 export interface OptimizeModule {
   /** Bundle path, `/a/b.rego`. */
@@ -50,6 +52,8 @@ export interface OptimizeOptions {
   /** Slash-separated entrypoint paths (`pkg/allow`), in the order they are optimized. */
   entrypoints: string[];
   level: number;
+  /** The namespace of generated support rules (default `partial`); a plain name. */
+  namespace?: string;
 }
 
 /** An optimization failure (no entrypoint, an undefined entrypoint, a compile error of the output). */
@@ -66,6 +70,8 @@ const SAFE_PATH = /^[\w\-/]+$/;
 export function optimizeBundle(o: OptimizeOptions): { modules: OptimizeModule[]; roots: string[] } {
   if (o.entrypoints.length === 0) throw new OptimizeError('bundle optimizations require at least one entrypoint');
   const v0 = o.regoVersion === 0;
+  const ns = o.namespace ?? NAMESPACE;
+  const moved = ns === NAMESPACE ? undefined : intoNamespace(ns);
   let modules = o.modules.slice();
   const used = new Map<string, number>();
   let unknowns: string[] | undefined;
@@ -81,22 +87,22 @@ export function optimizeBundle(o: OptimizeOptions): { modules: OptimizeModule[];
       disableInlining: o.level <= 1 ? ['data'] : withTargets(parsed.map((p) => p.mod)),
     });
     if (result.queries.length === 0) throw new OptimizeError(`undefined entrypoint ${dataRef(path)}`);
-    const support = result.support.map(skipNamespace);
-    const queries = result.queries.map((q) => mapBody(q, unprefix));
+    const support = result.support.map((m) => (moved ? moveNegationSupport(skipNamespace(m), ns, moved) : skipNamespace(m)));
+    const queries = result.queries.map((q) => (moved ? mapBody(mapBody(q, unprefix), moved) : mapBody(q, unprefix)));
     const entry = entryModule(queries, path);
     if (entry) support.push(entry);
     const order = sourceOrder(parsed.map((p) => p.mod));
     const written = support.map((m, j) => {
       const sorted = { ...m, rules: stableSortBy(m.rules, (r) => order.get(ruleDocPath(m, r).join('\u0000')) ?? Infinity) };
-      return { path: supportFileName(used, m, i, j), text: printGenerated(sorted, v0, v0 && m === entry), mod: sorted };
+      return { path: supportFileName(used, m, i, j, ns), text: printGenerated(sorted, v0, v0 && m === entry), mod: sorted };
     });
     modules = merge(parsed, written, v0);
   });
   modules.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   compileModules(modules, v0); // the output must compile, as OPA's next step would
   // OPA's Manifest.AddRoot: only when no root already contains it (`""` contains everything)
-  const covered = o.roots.some((r) => r === '' || r === NAMESPACE || NAMESPACE.startsWith(r + '/'));
-  const roots = covered ? o.roots.slice() : [...o.roots, NAMESPACE];
+  const covered = o.roots.some((r) => r === '' || r === ns || ns.startsWith(r + '/'));
+  const roots = covered ? o.roots.slice() : [...o.roots, ns];
   return { modules, roots };
 }
 
@@ -205,14 +211,37 @@ function unprefix(t: Term): Term | undefined {
   return { ...t, path: t.path.slice(1).map((p) => mapTerm(p, unprefix)) };
 }
 
-function mapRule(r: Rule): Rule {
-  const term = (t: Term | undefined): Term | undefined => (t === undefined ? undefined : mapTerm(t, unprefix));
+function mapRule(r: Rule, f: (t: Term) => Term | undefined = unprefix): Rule {
+  const term = (t: Term | undefined): Term | undefined => (t === undefined ? undefined : mapTerm(t, f));
   return {
     ...r,
-    head: { ...r.head, ref: r.head.ref.map((t) => mapTerm(t, unprefix)), args: r.head.args?.map((t) => mapTerm(t, unprefix)), key: term(r.head.key), value: term(r.head.value) },
-    body: mapBody(r.body, unprefix),
-    ...(r.else ? { else: mapRule(r.else) } : {}),
+    head: { ...r.head, ref: r.head.ref.map((t) => mapTerm(t, f)), args: r.head.args?.map((t) => mapTerm(t, f)), key: term(r.head.key), value: term(r.head.value) },
+    body: mapBody(r.body, f),
+    ...(r.else ? { else: mapRule(r.else, f) } : {}),
   };
+}
+
+/** The rewrite of `data.partial.__…` (negation support rules) into `data.<ns>.__…`. */
+function intoNamespace(ns: string): (t: Term) => Term | undefined {
+  const f = (t: Term): Term | undefined => {
+    if (!isData(t) || t.path.length < 2) return undefined;
+    const [first, second] = t.path;
+    if (first!.kind !== 'string' || first!.value !== NAMESPACE || second!.kind !== 'string' || !second!.value.startsWith('__')) return undefined;
+    return { ...t, path: [{ ...first!, value: ns }, ...t.path.slice(1).map((p) => mapTerm(p, f))] };
+  };
+  return f;
+}
+
+/**
+ * A support module after skipNamespace, its references moved by `moved`; the module of
+ * negation support rules (package `partial` itself: other support modules keep their
+ * own package under it, so theirs is longer) moves to package `ns`.
+ */
+function moveNegationSupport(m: Module, ns: string, moved: (t: Term) => Term | undefined): Module {
+  const path = m.package.path;
+  const own = path.length === 2 && path[1]!.kind === 'string' && path[1]!.value === NAMESPACE;
+  const pkg = own ? [path[0]!, { ...path[1]!, value: ns } as Term] : path;
+  return { ...m, package: { ...m.package, path: pkg }, rules: m.rules.map((r) => mapRule(r, moved)) };
 }
 
 function skipNamespace(m: Module): Module {
@@ -220,7 +249,7 @@ function skipNamespace(m: Module): Module {
   const second = path[2];
   const keep = second !== undefined && second.kind === 'string' && second.value.startsWith('__');
   const pkg = path.length > 2 && !keep ? [path[0]!, ...path.slice(2)] : path;
-  return { ...m, package: { ...m.package, path: pkg }, rules: m.rules.map(mapRule) };
+  return { ...m, package: { ...m.package, path: pkg }, rules: m.rules.map((r) => mapRule(r)) };
 }
 
 // ---------------------------------------------------------------- modules
@@ -263,7 +292,7 @@ function entryModule(queries: Body[], path: string[]): Module | undefined {
 }
 
 /** OPA's getSupportModuleFilename. */
-function supportFileName(used: Map<string, number>, m: Module, i: number, j: number): string {
+function supportFileName(used: Map<string, number>, m: Module, i: number, j: number, ns: string): string {
   const segs = pkgSegs(m);
   const ptr = segs.join('/');
   if (segs.length > 0 && segs.every((s) => s !== '') && SAFE_PATH.test(ptr)) {
@@ -272,37 +301,7 @@ function supportFileName(used: Map<string, number>, m: Module, i: number, j: num
     used.set(name, (n ?? 0) + 1);
     return `${name}${n === undefined ? '' : `.${n}`}.rego`;
   }
-  return `/${OUTPUT_DIR}/${NAMESPACE}/${i}/${j}.rego`;
-}
-
-/**
- * A generated module as text. Support rules: v1, with `import rego.v1` in a v0
- * bundle (`v0v1`); the entrypoint's own module in a v0 bundle is v0 text, as OPA
- * prints the module it creates without imports.
- */
-function printGenerated(m: Module, v0v1: boolean, v0 = false): string {
-  const raw = formatModule(m);
-  const mod = parseModule(raw, '', { v0Compatible: false });
-  const gaps = (text: string): string => sourceGaps(text, m);
-  if (v0) {
-    // v0 text needs the future keywords it uses imported (OPA's formatter adds them)
-    for (const kws of [[], ['in'], ['in', 'every']]) {
-      const text = gaps(ensureNewline(formatModuleSource({ ...mod, imports: [...mod.imports, ...kws.map(futureImport)] }, raw, { mode: 'v0' })));
-      try {
-        parseModule(text, '', { v0Compatible: true });
-        return text;
-      } catch {
-        // try the next set of imports; v1 text with `import rego.v1` at last
-      }
-    }
-  }
-  return gaps(ensureNewline(formatModuleSource(mod, raw, { mode: v0 || v0v1 ? 'v0-v1' : 'v1' })));
-}
-
-function futureImport(kw: string): Import {
-  const loc = { file: '', row: 2, col: 1, offset: -1 };
-  const str = (value: string): Term => ({ kind: 'string', value, loc });
-  return { kind: 'import', path: { kind: 'ref', head: { kind: 'var', name: 'future', loc }, path: [str('keywords'), str(kw)], loc }, loc };
+  return `/${OUTPUT_DIR}/${ns}/${i}/${j}.rego`;
 }
 
 /** Where each rule document is first defined, in module order (support rules are written in that order). */
@@ -317,42 +316,6 @@ function sourceOrder(mods: Module[]): Map<string, number> {
 
 function stableSortBy<T>(xs: T[], key: (x: T) => number): T[] {
   return xs.map((x, i) => ({ x, i, k: key(x) })).sort((a, b) => a.k - b.k || a.i - b.i).map((e) => e.x);
-}
-
-/**
- * OPA's formatter keeps one blank line between two body expressions whose source
- * rows are more than one apart; the residual expressions keep their source rows, so
- * the same gaps are put back into the printed rule bodies. Only bodies printed one
- * expression per line are touched; anything else is left as printed.
- */
-function sourceGaps(text: string, m: Module): string {
-  const withBodies = m.rules.filter((r) => r.body.length > 0);
-  if (m.rules.some((r) => r.else)) return text;
-  const lines = text.split('\n');
-  const out: string[] = [];
-  let next = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    out.push(line);
-    if (!line.endsWith(' {') || line.startsWith('\t')) continue;
-    const end = lines.indexOf('}', i + 1);
-    const rule = withBodies[next++];
-    if (end < 0 || !rule) return text;
-    const body = lines.slice(i + 1, end);
-    const oneLine = body.length === rule.body.length && body.every((l) => l.startsWith('\t') && !l.startsWith('\t\t'));
-    body.forEach((l, j) => {
-      const prev = rule.body[j - 1]?.loc?.row ?? 0;
-      const cur = rule.body[j]?.loc?.row ?? 0;
-      if (oneLine && j > 0 && prev > 0 && cur - prev > 1) out.push('');
-      out.push(l);
-    });
-    i = end - 1;
-  }
-  return next === withBodies.length ? out.join('\n') : text;
-}
-
-function ensureNewline(s: string): string {
-  return s.endsWith('\n') ? s : s + '\n';
 }
 
 function importsRegoV1(mod: Module): boolean {

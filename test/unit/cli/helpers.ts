@@ -35,3 +35,10 @@ export function tempTree(files: Record<string, string>): { dir: string; cleanup:
   }
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Run a command with a captured IO: its exit code and what it printed on stdout and stderr. */
+export async function runCaptured(command: (argv: string[], io: IO) => number | Promise<number>, argv: string[]): Promise<{ code: number; err: string; out: string }> {
+  const c = capture();
+  const code = await command(argv, c.io);
+  return { code, err: c.err, out: c.out };
+}
