@@ -1,7 +1,7 @@
 // `regent build [-b] [-o bundle.tar.gz] [-r REV] [-t rego|wasm] [-e PATH] [-O N]
 // [--signing-key KEY …] [--verification-key KEY …] PATH...`: package policies and
 // data into an OPA bundle, as `opa build` does (flags: cli/build-flags.ts).
-// Without -b, paths are loaded like `-d` (cli/build-load.ts: every .rego file,
+// Without -b, paths are loaded like `-d` (cli/bundle-inputs.ts: every .rego file,
 // JSON/YAML data merged at its directory, `--ignore` globs skipped); with -b each
 // path is a bundle directory or tarball (cli/bundle-inputs.ts: several are merged,
 // roots concatenated; `.signatures.json` verified with `--verification-key`).
@@ -9,10 +9,10 @@
 // capabilities do not list are `undefined function` errors, as in `regent check`
 // — and failures print `file:row:col: code: message` lines and exit 1. The
 // manifest always records roots and the Rego version, the archive is
-// deterministic. `-O 1|2` optimizes (cli/build-optimize.ts, `--partial-namespace`),
-// `-t wasm` adds /policy.wasm (cli/build-wasm.ts: `--prune-unused`,
-// `--wasm-include-print`), and a signing key adds `.signatures.json`
-// (cli/build-sign.ts). `--debug` prints the build's debug events on stderr.
+// deterministic. `-O 1|2` optimizes (cli/build-steps.ts, `--partial-namespace`),
+// `-t wasm` adds /policy.wasm (cli/build-steps.ts: `--prune-unused`,
+// `--wasm-include-print`), and a signing key adds `.signatures.json` (signing
+// settings: cli/build-flags.ts). `--debug` prints the optimizer's lines on stderr.
 import { writeFileSync } from 'node:fs';
 import { compile } from '../compiler/index.js';
 import { OptimizeError } from '../server/control-plane/builder/optimize.js';

@@ -10,8 +10,8 @@
 // `-s/--schema` type-checks `input` refs against a JSON schema and `--capabilities`
 // limits the builtins (cli/eval-schema.ts, cli/eval-context.ts), as `opa check` does.
 // `-b/--bundle` checks the modules of bundle directories/tarballs, with the bundle
-// rules and a data path-conflict check (cli/check-bundle.ts); `--rego-v1` requires
-// every module to be valid Rego v0 and v1 at once (cli/check-rego-v1.ts);
+// rules and a data path-conflict check (cli/check-modes.ts); `--rego-v1` requires
+// every module to be valid Rego v0 and v1 at once (cli/check-modes.ts);
 // `--v1-compatible` is accepted (Rego v1 is the default; `--v0-compatible` and
 // `--rego-v1` take precedence over it, as in opa). `--ignore` takes globs, repeated
 // or comma-separated.
