@@ -137,6 +137,23 @@ export function heapAboveCeiling(): boolean {
 export const LARGE_ARGUMENT = 1 << 20;
 /** How many bytes of heap a builtin may need per character of a large string argument. */
 const ARGUMENT_AMPLIFICATION = 8;
+/**
+ * Builtins that only read a string argument (a count, a comparison, a search), building
+ * nothing in proportion to it: no room check (`count(json.marshal(big))` must answer,
+ * as in OPA, whatever the heap holds at that moment).
+ */
+const READS_ONLY: ReadonlySet<string> = new Set([
+  'count',
+  'is_string',
+  'type_name',
+  'startswith',
+  'endswith',
+  'contains',
+  'indexof',
+  'strings.count',
+  'strings.any_prefix_match',
+  'strings.any_suffix_match',
+]);
 
 /**
  * Before a builtin call with a string argument of `length` characters (at least
@@ -146,7 +163,7 @@ const ARGUMENT_AMPLIFICATION = 8;
  * call allocates past a thread's heap limit, so this is checked before, not after.
  */
 export function checkArgumentRoom(name: string, length: number): void {
-  if (heapCeiling === Infinity) return;
+  if (heapCeiling === Infinity || READS_ONLY.has(name)) return;
   const need = length * ARGUMENT_AMPLIFICATION;
   if (getHeapStatistics().used_heap_size + need > heapCeiling) {
     const mb = Math.round(length / 2 ** 20);

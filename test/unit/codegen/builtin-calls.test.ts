@@ -33,6 +33,7 @@ other_under_mock := x if {
 	x := upper(input.s) with count as 99
 }
 parsed := json.unmarshal(input.s)
+chars := count(input.s)
 `;
 
 const INPUTS = [
@@ -88,6 +89,16 @@ describe('builtin calls in generated code', () => {
       const input = fromJS({ s: '"' + 'a'.repeat(2 << 20) + '"', xs: [] });
       const r = queryOutcome(() => js.prepare('data.p.parsed').eval({ input, data }) as never);
       expect(r).toMatchObject({ code: 'eval_cancel_error', error: expect.stringMatching(/json\.unmarshal on a 2 MB string could exceed/) });
+    } finally {
+      setEvalLimits({ heapLimitMb: 0 });
+    }
+  });
+
+  it('no room check for a builtin that only reads its string (count)', () => {
+    setEvalLimits({ heapLimitMb: 1 });
+    try {
+      const input = fromJS({ s: 'a'.repeat(2 << 20), xs: [] });
+      expect(toJS(js.prepare('data.p.chars').eval({ input, data })[0]!.expressions[0]!.value)).toBe(2 << 20);
     } finally {
       setEvalLimits({ heapLimitMb: 0 });
     }
