@@ -4,6 +4,7 @@
 // `--no-flag` / `--flag=false` for booleans, repeatable flags (values collected into
 // a list), and `--` to end flag parsing. Unknown flags and missing values throw
 // UsageError, which the commands report through usage.ts (`Error: …`, the usage, exit code 1).
+// Also Go's time.ParseDuration, for the duration flags opa's commands take (pflag's DurationVar).
 
 export type FlagType = 'boolean' | 'string';
 
@@ -148,4 +149,29 @@ export function formatHelp(usage: string, description: string, specs: FlagSpec[]
   const width = Math.max(0, ...rows.map(([l]) => l.length));
   const flagLines = rows.map(([l, d]) => `${l.padEnd(width)}  ${d}`);
   return [`Usage: ${usage}`, '', description, ...(flagLines.length ? ['', 'Flags:', ...flagLines] : [])].join('\n');
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
+
+/** Go's time.ParseDuration (messages included), in milliseconds. */
+export function parseGoDuration(text: string): number {
+  const quoted = JSON.stringify(text);
+  let s = text;
+  const neg = s.startsWith('-');
+  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
+  if (s === '0') return 0;
+  if (s === '') throw new Error(`time: invalid duration ${quoted}`);
+  let total = 0;
+  while (s !== '') {
+    const num = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    if (num[0] === '' || num[0] === '.' || (num[1] === '' && !num[2])) throw new Error(`time: invalid duration ${quoted}`);
+    s = s.slice(num[0].length);
+    const unit = /^[^\d.]*/.exec(s)![0];
+    if (unit === '') throw new Error(`time: missing unit in duration ${quoted}`);
+    const scale = DURATION_UNITS[unit];
+    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
+    total += Number(num[0]) * scale;
+    s = s.slice(unit.length);
+  }
+  return neg ? -total : total;
 }

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { signBundle, type Bundle, type VerificationConfig } from '../runtime/bundles/index.js';
 import { bool, list, str, UsageError, type FlagSpec, type ParsedArgs } from './args.js';
-import { capabilityBuiltins } from './eval-context.js';
+import { capabilitiesFlagProblem } from './eval-context.js';
 
 /** A build failure reported as `error: <message>` (exit 1), as opa build reports it. */
 export class BuildError extends Error {
@@ -92,14 +92,8 @@ export function buildParams(args: ParsedArgs): BuildParams {
   if (!Number.isInteger(level) || level < 0) throw new UsageError(`invalid optimization level ${JSON.stringify(str(args, 'optimize'))}: use 0, 1 or 2`);
   const opt = (name: string): Record<string, string> => (str(args, name) !== undefined && str(args, name) !== '' ? { [name]: str(args, name)! } : {});
   const caps = str(args, 'capabilities');
-  if (caps !== undefined) {
-    try {
-      capabilityBuiltins(caps);
-    } catch {
-      // OPA's capabilitiesFlag.Set, reported by cobra as a bad flag value
-      throw new UsageError(`invalid argument ${JSON.stringify(caps)} for "--capabilities" flag: no such file or capabilities version found: ${caps}`);
-    }
-  }
+  const badCaps = caps === undefined ? undefined : capabilitiesFlagProblem(caps);
+  if (badCaps !== undefined) throw new UsageError(badCaps);
   const o = { ...opt('revision'), ...opt('capabilities'), ...opt('verification-key'), ...opt('signing-key'), ...opt('signing-plugin'), ...opt('claims-file') };
   return {
     paths: args.positionals,

@@ -8,13 +8,11 @@
 //     name the bundle (`bundle <path>: …`); modules keep the names the user knows
 //     (`<dir>/<path>`, `<archive>/<path>`). `--follow-symlinks` applies here.
 //   - plain paths (loadPlainPaths, build without -b): every .rego file, and
-//     .json/.yaml data merged at its directory's path (cli/loader.ts functions);
+//     .json/.yaml data merged at its directory's path (cli/loader.ts loadPaths);
 //     `.tar.gz` files are skipped, as opa build's loader filter does.
-//   - `--ignore` globs (ignoredPath) in both: a file or directory below a given
-//     root whose name matches is skipped (a directory whole), the test `regent
-//     check --ignore` makes (OPA's GlobExcludeName(pattern, 1)).
+//   - `--ignore` globs in both: cli/loader.ts ignoredPath, the test of every command.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import {
   BundleError,
   checkManifestRoots,
@@ -27,7 +25,7 @@ import {
   type VerificationConfig,
 } from '../runtime/bundles/index.js';
 import { RObject } from '../runtime/value/index.js';
-import { LoadError, globToRegExp, mergeAt, readDataFile, splitPrefix, walk } from './loader.js';
+import { LoadError, bundlePath, ignoredPath, loadPaths, mergeAt, splitPrefix } from './loader.js';
 
 /** A `-b` input that could not be read (`bundle <path>: <reason>`). */
 export class BundleReadError extends LoadError {
@@ -48,12 +46,6 @@ export interface BundleInput {
   fileNames: Map<string, string>;
   /** Bundle paths of the modules whose Rego version their manifest sets (rego_version / file_rego_versions). */
   versioned: Set<string>;
-}
-
-/** A predicate for `--ignore` globs over a `/`-separated path below a root: true when any segment matches. */
-export function ignoredPath(globs: string[]): (relPath: string) => boolean {
-  const patterns = globs.map(globToRegExp);
-  return (relPath) => patterns.length > 0 && relPath.split('/').some((seg) => seg !== '' && patterns.some((re) => re.test(seg)));
 }
 
 async function readOne(path: string, opts: BundleInputOptions): Promise<Bundle> {
@@ -118,47 +110,19 @@ export async function loadBundles(paths: string[], opts: BundleInputOptions = {}
 
 // ---------------------------------------------------------------- plain paths
 
-const DATA_EXT = new Set(['.json', '.yaml', '.yml']);
-
-/** A path as a bundle path: `/`-separated, leading `/`, no `.`/`..` segments. */
-export function bundlePath(file: string): string {
-  return '/' + file.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.' && s !== '..').join('/');
-}
-
-function dirSegments(root: string, file: string): string[] {
-  const rel = relative(root, file).split(sep);
-  rel.pop();
-  return rel.filter((s) => s !== '' && s !== '.');
-}
-
-/** Load plain paths (`opa build x.rego dir/`) into one bundle. */
+/** Load plain paths (`opa build x.rego dir/`) into one bundle; `.tar.gz` files given are skipped, as opa build's loader filter does. */
 export function loadPlainPaths(paths: string[], ignore: string[] = []): BundleInput {
-  const ignored = ignoredPath(ignore);
+  const kept = paths.filter((arg) => {
+    const { path } = splitPrefix(arg);
+    return !(path.endsWith('.tar.gz') && existsSync(path) && !statSync(path).isDirectory());
+  });
+  const loaded = loadPaths(kept, [], ignore);
   const fileNames = new Map<string, string>();
-  const modules: BundleModule[] = [];
-  const data = new RObject();
-  const add = (file: string, dataPath: string[]): void => {
-    const ext = extname(file).toLowerCase();
-    if (ext === '.rego') {
-      const path = bundlePath(file);
-      fileNames.set(path, file);
-      modules.push({ path, text: readFileSync(file, 'utf8') });
-    } else if (DATA_EXT.has(ext)) mergeAt(data, dataPath, readDataFile(file), file);
-  };
-  for (const arg of paths) {
-    const { prefix, path } = splitPrefix(arg);
-    if (!existsSync(path)) throw new LoadError(`stat ${path}: no such file or directory`);
-    if (statSync(path).isDirectory()) {
-      for (const f of walk(path)) {
-        if (f.endsWith('.tar.gz') || ignored(relative(path, f).split(sep).join('/'))) continue;
-        add(f, [...prefix, ...dirSegments(path, f)]);
-      }
-    } else if (!path.endsWith('.tar.gz')) {
-      const ext = extname(path).toLowerCase();
-      if (ext !== '.rego' && !DATA_EXT.has(ext)) throw new LoadError(`${path}: unsupported file type (want .rego, .json, .yaml or .yml)`);
-      add(path, prefix);
-    }
-  }
-  const bundle: Bundle = { manifest: {}, modules, data };
+  const modules: BundleModule[] = loaded.modules.map((m) => {
+    const path = bundlePath(m.file);
+    fileNames.set(path, m.file);
+    return { path, text: m.text };
+  });
+  const bundle: Bundle = { manifest: {}, modules, data: loaded.data };
   return { bundle, fileNames, versioned: new Set() };
 }

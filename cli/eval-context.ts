@@ -80,13 +80,18 @@ export function capabilityBuiltins(arg: string): Set<string> {
   return new Set((doc.builtins ?? []).map((b) => b.name));
 }
 
-/** True when `arg` names a readable capabilities file or a known version (what opa's flag accepts). */
-export function capabilitiesExist(arg: string): boolean {
+/**
+ * OPA's capabilitiesFlag.Set, which every command's `--capabilities` goes through:
+ * undefined for a readable capabilities file or a known version, else the message
+ * cobra prints for the bad flag value (a usage error).
+ */
+export function capabilitiesFlagProblem(arg: string): string | undefined {
   try {
     capabilityBuiltins(arg);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (e) {
+    const why = existsSync(arg) ? (e instanceof Error ? e.message : String(e)) : `no such file or capabilities version found: ${arg}`;
+    return `invalid argument ${JSON.stringify(arg)} for "--capabilities" flag: ${why}`;
   }
 }
 

@@ -139,10 +139,9 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
     io.out(formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS) + '\n');
     return 0;
   }
-  const caps = req.capabilities;
-  if (caps !== undefined && !(await (await import('./eval-context.js')).capabilitiesExist(caps)))
-    // opa reads --capabilities while parsing flags: a bad value is a usage error
-    return usageFailed(io, `invalid argument "${caps}" for "--capabilities" flag: no such file or capabilities version found: ${caps}`, formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS));
+  // opa reads --capabilities while parsing flags: a bad value is a usage error
+  const badCaps = req.capabilities === undefined ? undefined : (await import('./eval-context.js')).capabilitiesFlagProblem(req.capabilities);
+  if (badCaps !== undefined) return usageFailed(io, badCaps, formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS));
   io = stdinOnce(io);
   const problem = setupProblem(req);
   if (problem !== undefined) {

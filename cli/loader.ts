@@ -206,18 +206,33 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /**
- * The .rego files at the given paths (files or directories, recursively). Files
- * found by walking are left out when any path segment below the root matches one
- * of the `ignore` globs (as `opa check --ignore`).
+ * The `--ignore` test of every command (OPA's GlobExcludeName(pattern, 1)): a path
+ * below a given root (`/`-separated) is left out when any of its segments matches
+ * one of the globs. Paths named on the command line are never left out.
  */
+export function ignoredPath(globs: string[]): (relPath: string) => boolean {
+  const patterns = globs.map(globToRegExp);
+  return (relPath) => patterns.length > 0 && relPath.split('/').some((seg) => seg !== '' && patterns.some((re) => re.test(seg)));
+}
+
+/** A path as a bundle path: `/`-separated, leading `/`, no `.`/`..` segments. */
+export function bundlePath(file: string): string {
+  return '/' + file.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.' && s !== '..').join('/');
+}
+
+/** The files below directory `root`, without those `ignored` leaves out. */
+export function walkKept(root: string, ignored: (relPath: string) => boolean): string[] {
+  const files = walk(root);
+  return files.filter((f) => !ignored(relative(root, f).split(sep).join('/')));
+}
+
+/** The .rego files at the given paths (files or directories, recursively), less the `ignore`d ones. */
 export function findRegoFiles(paths: string[], ignore: string[] = []): string[] {
-  const patterns = ignore.map(globToRegExp);
-  const ignored = (root: string, file: string): boolean =>
-    patterns.length > 0 && relative(root, file).split(sep).some((seg) => patterns.some((re) => re.test(seg)));
+  const ignored = ignoredPath(ignore);
   const out: string[] = [];
   for (const p of paths) {
     if (!existsSync(p)) throw new LoadError(`stat ${p}: no such file or directory`);
-    if (statSync(p).isDirectory()) out.push(...walk(p).filter((f) => f.endsWith('.rego') && !ignored(p, f)));
+    if (statSync(p).isDirectory()) out.push(...walkKept(p, ignored).filter((f) => f.endsWith('.rego')));
     else out.push(p);
   }
   return out;
@@ -229,8 +244,9 @@ function dirSegments(root: string, file: string): string[] {
   return rel.filter((s) => s !== '' && s !== '.');
 }
 
-/** Load `-d` paths and `-b` bundle directories. */
-export function loadPaths(dataPaths: string[], bundlePaths: string[] = []): Loaded {
+/** Load `-d` paths and `-b` bundle directories, less the files `--ignore` globs leave out. */
+export function loadPaths(dataPaths: string[], bundlePaths: string[] = [], ignore: string[] = []): Loaded {
+  const ignored = ignoredPath(ignore);
   const result: Loaded = { modules: [], data: new RObject(), manifests: {}, v0: false };
   const addFile = (file: string, dataPath: string[], bundle: boolean): void => {
     const ext = extname(file).toLowerCase();
@@ -245,7 +261,7 @@ export function loadPaths(dataPaths: string[], bundlePaths: string[] = []): Load
     const { prefix, path } = splitPrefix(arg);
     if (!existsSync(path)) throw new LoadError(`stat ${path}: no such file or directory`);
     if (statSync(path).isDirectory()) {
-      for (const f of walk(path)) addFile(f, [...prefix, ...dirSegments(path, f)], false);
+      for (const f of walkKept(path, ignored)) addFile(f, [...prefix, ...dirSegments(path, f)], false);
     } else {
       const ext = extname(path).toLowerCase();
       if (ext !== '.rego' && !DATA_EXT.has(ext)) throw new LoadError(`${path}: unsupported file type (want .rego, .json, .yaml or .yml)`);
@@ -261,7 +277,7 @@ export function loadPaths(dataPaths: string[], bundlePaths: string[] = []): Load
       result.manifests[dir] = manifest;
       if (manifest instanceof RObject && manifest.get('rego_version') === 0) result.v0 = true;
     }
-    for (const f of walk(dir)) addFile(f, dirSegments(dir, f), true);
+    for (const f of walkKept(dir, ignored)) addFile(f, dirSegments(dir, f), true);
   }
   return result;
 }
@@ -275,15 +291,16 @@ function isArchive(path: string): boolean {
  * Load `-d` paths and `-b` bundles, directories or archives. Archives are read by
  * runtime/bundles (signatures skipped, as `opa eval` does); their modules are
  * named by their bundle path (`/x/policy.rego`) and keep the manifest's rego
- * version; their data merges at the root.
+ * version; their data merges at the root. `ignore`: as loadPaths (archives are read whole).
  */
-export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: { v0Compatible?: boolean } = {}): Promise<Loaded> {
+export async function loadAll(dataPaths: string[], bundlePaths: string[], opts: { v0Compatible?: boolean; ignore?: string[] } = {}): Promise<Loaded> {
   // `-d x.tar.gz` loads the archive as a bundle too (OPA's loader), under its prefix.
   const dataArchives = dataPaths.filter((a) => splitPrefix(a).path.endsWith('.tar.gz') && isArchive(splitPrefix(a).path));
   const bundleArchives = bundlePaths.filter(isArchive);
   const result = loadPaths(
     dataPaths.filter((a) => !dataArchives.includes(a)),
     bundlePaths.filter((p) => !bundleArchives.includes(p)),
+    opts.ignore,
   );
   const archives = [...dataArchives.map((a) => splitPrefix(a)), ...bundleArchives.map((path) => ({ prefix: [] as string[], path }))];
   for (const { prefix, path } of archives) {

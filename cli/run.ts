@@ -7,8 +7,10 @@ import { availableParallelism } from 'node:os';
 import { startServer, closeOnSignals, type StartOptions } from '../server/main.js';
 import { MIN_TLS_VERSIONS, type MinTLSVersion } from '../server/listeners.js';
 import type { AuthenticationMode, AuthorizationMode } from '../server/auth/identity.js';
-import { UsageError, bool, formatHelp, list, parseArgs, str, type FlagSpec, type ParsedArgs } from './args.js';
+import { UsageError, bool, formatHelp, list, parseArgs, parseGoDuration, str, type FlagSpec, type ParsedArgs } from './args.js';
 import { usageFailed } from './usage.js';
+
+export { parseGoDuration } from './args.js';
 import { version, type IO } from './main.js';
 
 export const RUN_FLAGS: FlagSpec[] = [
@@ -63,31 +65,6 @@ function integer(text: string | undefined, flag: string): number {
   const n = Number(text);
   if (text === undefined || !/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`invalid value ${JSON.stringify(text)} for --${flag}: want an integer`);
   return n;
-}
-
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
-
-/** Go's time.ParseDuration (messages included), in milliseconds. */
-export function parseGoDuration(text: string): number {
-  const quoted = JSON.stringify(text);
-  let s = text;
-  const neg = s.startsWith('-');
-  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
-  if (s === '0') return 0;
-  if (s === '') throw new Error(`time: invalid duration ${quoted}`);
-  let total = 0;
-  while (s !== '') {
-    const num = /^(\d*)(?:\.(\d*))?/.exec(s)!;
-    if (num[0] === '' || num[0] === '.' || (num[1] === '' && !num[2])) throw new Error(`time: invalid duration ${quoted}`);
-    s = s.slice(num[0].length);
-    const unit = /^[^\d.]*/.exec(s)![0];
-    if (unit === '') throw new Error(`time: missing unit in duration ${quoted}`);
-    const scale = DURATION_UNITS[unit];
-    if (scale === undefined) throw new Error(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
-    total += Number(num[0]) * scale;
-    s = s.slice(unit.length);
-  }
-  return neg ? -total : total;
 }
 
 function duration(text: string | undefined, flag: string): number {

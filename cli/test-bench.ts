@@ -14,7 +14,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, relative, sep } from 'node:path';
 import type { CompiledPolicy } from '../compiler/policy.js';
 import { RObject, type Value } from '../runtime/value/index.js';
-import { LoadError, globToRegExp, mergeAt, readDataFile, splitPrefix, walk, type Loaded } from './loader.js';
+import { LoadError, ignoredPath, mergeAt, readDataFile, splitPrefix, walkKept, type Loaded } from './loader.js';
 import { errorLine, toOutputErrors } from './output.js';
 import type { TestCase, TestResult } from './test-runner.js';
 
@@ -111,14 +111,13 @@ export function benchmarkLine(r: BenchTestResult, goBench: boolean): string {
  * given path whose name matches one of the globs (OPA's `--ignore`).
  */
 export function loadIgnoring(paths: string[], ignore: string[]): Loaded {
-  const patterns = ignore.map(globToRegExp);
+  const ignored = ignoredPath(ignore);
   const result: Loaded = { modules: [], data: new RObject(), manifests: {}, v0: false };
-  const ignored = (root: string, file: string) => relative(root, file).split(sep).some((seg) => patterns.some((re) => re.test(seg)));
   for (const arg of paths) {
     const { prefix, path } = splitPrefix(arg);
     if (!existsSync(path)) throw new LoadError(`stat ${path}: no such file or directory`);
     const dir = statSync(path).isDirectory();
-    const files = dir ? walk(path).filter((f) => !ignored(path, f)) : [path];
+    const files = dir ? walkKept(path, ignored) : [path];
     for (const f of files) {
       const ext = extname(f).toLowerCase();
       if (ext === '.rego') result.modules.push({ file: f, text: readFileSync(f, 'utf8') });

@@ -7,10 +7,9 @@
 // PreRunE: at least one path is required, and --explain turns on verbose reporting.
 // -p/--parallel is accepted (Regent runs tests one after another; the report order,
 // by file name then rule order, is the one OPA prints whatever the parallelism).
-import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { UsageError, bool, list, parseArgs, str, type FlagSpec } from './args.js';
-import { capabilityBuiltins } from './eval-context.js';
+import { UsageError, bool, list, parseArgs, parseGoDuration, str, type FlagSpec } from './args.js';
+import { capabilitiesFlagProblem } from './eval-context.js';
 import type { ExplainMode } from '../compiler/index.js';
 
 export const TEST_FLAGS: FlagSpec[] = [
@@ -106,7 +105,8 @@ export function parseTestParams(argv: string[]): TestParams | undefined {
   const explainText = str(args, 'explain');
   const explain = explainText === undefined ? undefined : enumValue('explain', explainText, EXPLAIN_VALUES);
   const caps = str(args, 'capabilities');
-  if (caps !== undefined) checkCapabilities(caps);
+  const badCaps = caps === undefined ? undefined : capabilitiesFlagProblem(caps);
+  if (badCaps !== undefined) throw new UsageError(badCaps);
   const timeout = str(args, 'timeout');
   const run = str(args, 'run');
   const schema = str(args, 'schema');
@@ -139,25 +139,11 @@ export function parseTestParams(argv: string[]): TestParams | undefined {
   return params;
 }
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 };
-
-/** Go's time.ParseDuration (`1m30s`, `250ms`, `0`), in milliseconds. */
+/** Go's time.ParseDuration (args.ts) of a duration flag, in milliseconds; a bad value is pflag's error. */
 export function goDuration(name: string, text: string): number {
-  const bad = () => invalid(name, text, `time: invalid duration ${JSON.stringify(text)}`);
-  const m = /^([+-]?)(.*)$/.exec(text)!;
-  if (m[2] === '0') return 0;
-  if (m[2] === '' || !/^(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.test(m[2]!)) throw bad();
-  let ms = 0;
-  for (const [, n, unit] of m[2]!.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) ms += Number(n) * UNITS[unit!]!;
-  return m[1] === '-' ? -ms : ms;
-}
-
-/** OPA's capabilitiesFlag.Set: a readable capabilities file, or a known version. */
-function checkCapabilities(arg: string): void {
   try {
-    capabilityBuiltins(arg);
+    return parseGoDuration(text);
   } catch (e) {
-    const why = existsSync(arg) ? (e instanceof Error ? e.message : String(e)) : `no such file or capabilities version found: ${arg}`;
-    throw invalid('capabilities', arg, why);
+    throw invalid(name, text, (e as Error).message);
   }
 }
