@@ -85,11 +85,11 @@ let interp: typeof import('../compiler/interp/index.js') | undefined;
  * Render an outcome (its explanation from `evaluate`, extras from cli/eval-run.ts) for
  * stdout and stderr, with the builtin errors --show-builtin-errors collected.
  */
-export function render(outcome: EvalOutcome & { extras?: Extras }, format: EvalFormat, builtinErrors: Error[] = []): Rendered {
+export function render(outcome: EvalOutcome & { extras?: Extras }, format: EvalFormat, builtinErrors: Error[] = [], varValues = false): Rendered {
   const events = outcome.explanation;
   const trace =
     events && events.length > 0 && interp
-      ? { pretty: interp.prettyTrace(events, { locations: true }), json: stringifyOpaJSON(events.map(interp.evalEventJSON), '  ', '  ') }
+      ? { pretty: interp.prettyTrace(events, { locations: true, exprVariables: varValues }), json: stringifyOpaJSON(events.map(interp.evalEventJSON), '  ', '  ') }
       : undefined;
   return renderOutcome(
     {
@@ -115,14 +115,10 @@ function stdinOnce(io: IO): IO {
   return { out: io.out, err: io.err, stdin: () => (text ??= read()) };
 }
 
-/**
- * What opa eval's setupEval refuses before evaluating (exit code 2), and what Regent
- * cannot do yet: refused rather than ignored, since each would change the output.
- */
+/** What opa eval's setupEval refuses before evaluating (exit code 2). */
 function setupProblem(req: EvalRequest): string | undefined {
   if (req.strictBuiltinErrors && req.showBuiltinErrors)
     return 'cannot use --show-builtin-errors with --strict-builtin-errors, --strict-builtin-errors will return the first built-in error encountered immediately';
-  if (req.varValues && req.explain !== undefined && req.format === 'pretty') return 'regent eval: --var-values is not supported yet (the pretty trace has no variable values)';
   return undefined;
 }
 
@@ -169,7 +165,7 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
   const builtinErrors = sink ? sink.slice() : [];
   if ((r.count ?? 1) > 1) outcome = await repeat(outcome, r.count!, once);
   // Builtin errors alone are not a failed evaluation (opa eval: exit code as without them).
-  const printed = render(outcome, r.format, builtinErrors);
+  const printed = render(outcome, r.format, builtinErrors, r.varValues === true);
   io.out(printed.out);
   if (printed.err) io.err(printed.err);
   // opa eval: evaluation errors exit 2 (RunE's newExitErrorWrap(2, …)); --fail/--fail-defined exit 1

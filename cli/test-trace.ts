@@ -12,14 +12,11 @@
 //    padded to its column, with the values of its variables drawn under it (OPA's
 //    PrettyEvent with PrettyVars). Values come from the event's locals.
 import { explain, lineage, type ExplainMode, type TraceEvent } from '../compiler/index.js';
-import { eventDepths, eventText } from '../compiler/interp/trace.js';
+import { prettyTrace, truncate, varTerms } from '../compiler/interp/trace.js';
 import { formatBody } from '../compiler/ast/print.js';
-import type { Term } from '../compiler/ast/nodes.js';
 import type { Location } from '../compiler/source/location.js';
 import { formatTerm as formatValue } from '../runtime/value/format.js';
 
-const MAX_IDEAL_LOCATION_WIDTH = 64;
-const MAX_EXPR_VAR_WIDTH = 32;
 const MAX_PRETTY_EXPR_VAR_WIDTH = 64;
 
 /** The events a test result keeps for reporting (cmd/test.go filterTrace). */
@@ -28,84 +25,9 @@ export function filterTrace(events: TraceEvent[], opts: { verbose: boolean; expl
   return explain(events, opts.explain ?? 'fails');
 }
 
-function truncate(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max) + '...' : s;
-}
-
-/** OPA's internal/strings TruncateFilePaths: swap a long common middle part for `...`. */
-export function shortenPaths(files: string[], longest: number): Map<string, string> {
-  const dirs = files.map((p) => {
-    const d = (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) || '/' : '.').replace(/^\//, '');
-    const i = d.indexOf('/');
-    return i > 0 ? d.slice(i + 1) : d;
-  });
-  let lcs = dirs.length > 1 ? longestCommonSubstring(dirs) : dirs[0]!;
-  const diff = MAX_IDEAL_LOCATION_WIDTH - (longest - lcs.length + 3);
-  if (diff > 0) lcs = diff > lcs.length ? '' : lcs.slice(0, lcs.length - diff);
-  return new Map(files.map((p) => [p, lcs.length > 3 ? p.replace(lcs, '...') : p]));
-}
-
-function longestCommonSubstring(xs: string[]): string {
-  const shortest = xs.reduce((a, b) => (b.length < a.length ? b : a));
-  for (let len = shortest.length; len > 0; len--) {
-    for (let i = 0; i + len <= shortest.length; i++) {
-      const sub = shortest.slice(i, i + len);
-      if (xs.every((x) => x.includes(sub))) return sub;
-    }
-  }
-  return '';
-}
-
-function fileAliases(events: TraceEvent[]): Map<string, string> {
-  const files: string[] = [];
-  let longest = 0;
-  for (const e of events) {
-    const l = e.location;
-    if (!l) continue;
-    longest = Math.max(longest, (l.file === '' ? 5 : l.file.length) + String(l.row).length + 1);
-    if (l.file !== '' && !files.includes(l.file)) files.push(l.file);
-  }
-  if (files.length > 0 && longest > MAX_IDEAL_LOCATION_WIDTH) return shortenPaths(files, longest);
-  return new Map(files.map((f) => [f, f]));
-}
-
-/** Names of the variables in a term tree, skipping call operators and comprehension bodies. */
-function varTerms(node: unknown, out: Term[] = []): Term[] {
-  if (node === null || typeof node !== 'object') return out;
-  if (Array.isArray(node)) {
-    for (const x of node) varTerms(x, out);
-    return out;
-  }
-  const n = node as { kind?: string } & Record<string, unknown>;
-  if (n.kind === 'var') out.push(n as unknown as Term);
-  if (n.kind === 'arraycomp' || n.kind === 'setcomp' || n.kind === 'objectcomp' || n.kind === 'rule' || n.kind === 'annotations') return out;
-  for (const [k, v] of Object.entries(n)) if (k !== 'loc' && !(n.kind === 'call' && k === 'op')) varTerms(v, out);
-  return out;
-}
-
-/** The `{x: 1, y: 2}` column: the event's locals named in its node (a rule: in its head). */
-function exprVarsCell(e: TraceEvent): string {
-  const node = e.node?.type === 'rule' ? e.node.node.head : e.node?.node;
-  const names = new Set(varTerms(node).map((t) => (t as { name: string }).name));
-  const vars = e.locals.filter((l) => names.has(l.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return '{' + vars.map((l) => `${l.name}: ${truncate(formatValue(l.value), MAX_EXPR_VAR_WIDTH)}`).join(', ') + '}';
-}
-
 /** PrettyTraceWithOpts (locations on) as the reporter's indenting writer prints it, each line ending in "\n". */
 export function traceTable(events: TraceEvent[], exprVariables = false): string {
-  const aliases = fileAliases(events);
-  const depths = eventDepths(events);
-  const rows: string[][] = [];
-  for (const [i, e] of events.entries()) {
-    const depth = depths[i]!;
-    const l = e.location;
-    const row = [l ? (l.file === '' ? `query:${l.row}` : `${aliases.get(l.file) ?? l.file}:${l.row}`) : '', eventText(e, depth)];
-    if (exprVariables) row.push(exprVarsCell(e));
-    rows.push(row);
-  }
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => '  ' + (i < r.length - 1 ? c.padEnd(widths[i]! + 4) + ' ' : c)).join('') + '  \n').join('');
+  return prettyTrace(events, { locations: true, exprVariables, indent: 2 });
 }
 
 /** Write `text` through an indenting writer of `by` spaces: indent at the start and after each inner newline. */

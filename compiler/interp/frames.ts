@@ -105,3 +105,15 @@ export class Recorder {
     this.events.push(e);
   }
 }
+
+const USER_NAMES = new WeakMap<{ names?: string[] }, QueryFrame['names']>();
+
+/** The user-visible variables of a planned rule body (not the `$` generated ones), for trace locals. */
+export function userNames(def: { names?: string[] }): QueryFrame['names'] {
+  let out = USER_NAMES.get(def);
+  if (out === undefined) {
+    out = (def.names ?? []).flatMap((name, slot) => (name.startsWith('$') ? [] : [{ name, slot }]));
+    USER_NAMES.set(def, out);
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import type { Location } from '../source/location.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { EvalContext } from '../../runtime/eval/context.js';
 import type { Interpreter, K } from './interpreter.js';
-import type { Slots } from './frames.js';
+import { userNames, type Slots } from './frames.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../ir/documents.js';
 import { dataRefText } from '../../runtime/value/format.js';
 
@@ -36,7 +36,7 @@ export class Rules {
    */
   private run(g: RuleGroup, d: RuleDef, f: Slots, c: EvalContext, sink: K): boolean {
     const ip = this.ip;
-    return ip.child([], (q) => {
+    return ip.child(ip.rec ? userNames(d) : [], (q) => {
       const rec = ip.rec;
       if (!rec || !d.src) return ip.block(d.body, 0, f, c, sink);
       rec.exprIndex.addRule(d.src);

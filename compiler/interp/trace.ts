@@ -7,14 +7,11 @@
 //     drops Unify events, which we never produce); `debug` is everything.
 //   - eventJSON(e): the REST API form `{op, query_id, parent_id, type, node,
 //     locals, message?}` with `op` lower-cased and `node` as OPA AST JSON.
-//   - prettyTrace(events, {locations}): the text `opa eval --explain=…` prints,
-//     one line per event, indented `| ` per query depth, with an optional
-//     `file:row` column (PrettyTraceWithLocation).
+//   - prettyTrace(events, opts): the text `opa eval --explain=…` prints
+//     (trace-pretty.ts).
 import type { Body, Expr, Rule } from '../ast/nodes.js';
 import type { Location } from '../source/location.js';
 import { typeName, type Value } from '../../runtime/value/value.js';
-import { formatBody } from '../ast/print.js';
-import { formatTerm as formatValue } from '../../runtime/value/format.js';
 import { bodyJSON, exprJSON, ruleJSON, valueJSON, type IndexOf, type JSONNode } from './node-json.js';
 
 /** `Save`: partial evaluation kept an expression in the residual (OPA's SaveOp). */
@@ -124,68 +121,4 @@ function nodeJSON(n: TraceNode, indexOf?: IndexOf): JSONNode {
 
 // ---------------------------------------------------------------- pretty
 
-export interface PrettyOptions {
-  /** Prefix each line with `file:row` (`query:row` for the query), as PrettyTraceWithLocation. */
-  locations?: boolean;
-  /** Append the event's local bindings `{x: 1, …}`. */
-  locals?: boolean;
-}
-
-const COLUMN_PADDING = 4;
-
-/** Each event's indentation depth: its query's, one more than its parent query's. */
-export function eventDepths(events: TraceEvent[]): number[] {
-  const depths = new Map<number, number>();
-  return events.map((e) => {
-    let depth = depths.get(e.queryId) ?? 0;
-    if (depth === 0) {
-      depth = (depths.get(e.parentId) ?? 0) + 1;
-      depths.set(e.queryId, depth);
-    }
-    return depth;
-  });
-}
-
-/** The text of a trace, one line per event (each ending in a newline). */
-export function prettyTrace(events: TraceEvent[], opts: PrettyOptions = {}): string {
-  const depths = eventDepths(events);
-  const rows: string[][] = [];
-  for (const [i, e] of events.entries()) {
-    const depth = depths[i]!;
-    const row: string[] = [];
-    if (opts.locations) row.push(locationText(e.location));
-    row.push(eventText(e, depth));
-    if (opts.locals) row.push('{' + [...e.locals].sort((a, b) => (a.name < b.name ? -1 : 1)).map((l) => `${l.name}: ${formatValue(l.value)}`).join(', ') + '}');
-    rows.push(row);
-  }
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((r) => r.map((cell, i) => (i < r.length - 1 ? cell.padEnd(widths[i]! + COLUMN_PADDING) + ' ' : cell)).join('') + '\n')
-    .join('');
-}
-
-function locationText(l: Location | undefined): string {
-  if (!l) return '';
-  return l.file === '' ? `query:${l.row}` : `${l.file}:${l.row}`;
-}
-
-/** `| | Eval x = 1`: the event's op and node at its depth. */
-export function eventText(e: TraceEvent, depth: number): string {
-  const spaces = e.op === 'Enter' || (e.op === 'Redo' && e.node?.type !== 'expr') ? depth : depth + 1;
-  const pad = spaces > 1 ? '| '.repeat(spaces - 1) : '';
-  if (e.op === 'Note') return `${pad}Note ${JSON.stringify(e.message ?? '')}`;
-  return `${pad}${e.op} ${nodeText(e.node)}${e.message ? ' ' + e.message : ''}`;
-}
-
-function nodeText(n: TraceNode | undefined): string {
-  if (!n) return '';
-  switch (n.type) {
-    case 'rule':
-      return n.path;
-    case 'body':
-      return formatBody(n.node);
-    case 'expr':
-      return formatBody([n.node]);
-  }
-}
+export { eventDepths, eventText, prettyTrace, varTerms, truncate, type PrettyOptions } from './trace-pretty.js';

@@ -366,10 +366,14 @@ describe('flags that change nothing, and flags refused where they would', () => 
     }
   });
 
-  it('refuses --var-values in a pretty trace', async () => {
-    const v = await runArgs('--explain', 'full', '--var-values', '-f', 'pretty', 'x := 1');
-    expect(v.code).toBe(2);
-    expect(v.err).toMatch(/--var-values is not supported yet/);
+  it('adds the expression variables column to a pretty trace with --var-values', async () => {
+    const v = await runArgs('--explain', 'full', '--var-values', '-f', 'pretty', 'x := 1; y := x + 1');
+    expect(v.code).toBe(0);
+    const lines = v.out.split('\n');
+    // OPA's PrettyTraceWithOpts{Locations, ExprVariables}: the bound variables the event's node names.
+    expect(lines[1]).toBe('query:1     | Eval x := 1                 {}');
+    expect(lines[2]).toBe('query:1     | Eval y := x + 1             {x: 1}');
+    expect(lines[3]).toBe('query:1     | Exit x := 1; y := x + 1     {x: 1, y: 2}');
   });
 
   it('rejects a malformed int flag as a usage error', async () => {

@@ -43,6 +43,7 @@ const t = tempTree({
   'schemed/s_test.rego': 'package s\n\ntest_s if input.x.y == 1 with input as {"x": {"y": 1}}\n',
   'empty/e.rego': 'package e\n\np := 1\n',
   'v0/v0_test.rego': 'package v0\n\ntest_old { 1 == 1 }\n',
+  'vals/v_test.rego': 'package v\n\ninc(x) := x + 1\n\ntest_inc if {\n\ty := 3\n\tz := inc(y)\n\tz == y + 2\n}\n',
   'wasm/w_test.rego': 'package w\n\nallow if input.x == 1\n\ntest_ok if allow with input as {"x": 1}\n\ntest_no if allow with input as {"x": 2}\n\ntest_print if {\n\tprint("hi")\n}\n',
 });
 afterAll(() => t.cleanup());
@@ -226,6 +227,23 @@ describe('regent test --var-values', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('regent test --var-values: values from rule bodies', () => {
+  it('draws the values of the failing expression\'s variables under it', async () => {
+    const v = join(t.dir, 'vals', 'v_test.rego');
+    const r = await run('--var-values', v);
+    expect(r.code).toBe(2);
+    // OPA's PrettyEvent with PrettyVars: a `|` per variable, then each value, the rightmost first.
+    expect(r.out.split('\n').slice(3, 10)).toEqual(['', `  ${v}:8:`, '    \tz == y + 2', '    \t|    |', '    \t|    3', '    \t4', '']);
+  });
+
+  it('adds the expression variables column to the verbose trace', async () => {
+    const r = await run('--var-values', '--explain', 'full', join(t.dir, 'vals'));
+    const evalLine = r.out.split('\n').find((l) => l.includes('| | Eval z == y + 2'));
+    expect(evalLine).toMatch(/\| \| Eval z == y \+ 2\s+\{y: 3, z: 4\}  $/);
+    expect(r.out).toMatch(/\| \| Enter data\.v\.inc\s+\{x: 3\}  \n/);
   });
 });
 
