@@ -1,8 +1,9 @@
 // How `regent eval` prints an outcome in each --format, as OPA's presentation
 // package does (internal/presentation): what goes to stdout and what to stderr.
-//   json      the Output object on stdout: `errors` or `result`, then `explanation`,
-//             metrics, profile and coverage members (cli/eval-instrument.ts); `{}`
-//             when undefined.
+//   json      the Output object on stdout, members in current OPA's field order:
+//             metrics, aggregated_metrics, coverage, errors, result, explanation,
+//             profile, aggregated_profile (cli/eval-instrument.ts); `{}` when
+//             undefined.
 //   values    per result row, the JSON array of its expression values (indented as
 //             Go's encoder with SetIndent("", "  ")), one document after another.
 //   bindings  per result row, the JSON object of its bindings (`{}` without any).
@@ -19,8 +20,8 @@
 // next to the result (`errors` first), the other formats print them instead of it.
 import type { ResultRow } from '../compiler/api.js';
 import type { Value } from '../runtime/value/index.js';
-import { errorsJSON, errorsText, resultJSON, resultPretty, resultRaw, toJSON, toOutputErrors, type OutputError } from './output.js';
-import { appendJSON, jsonExtras, prettyExtras, type Extras } from './eval-instrument.js';
+import { errorsText, resultPretty, resultRaw, resultRows, toJSON, toOutputErrors, type OutputError } from './output.js';
+import { jsonExtras, prettyExtras, type Extras } from './eval-instrument.js';
 import type { EvalFormat } from './eval-flags.js';
 
 /** Text for stdout and for stderr. */
@@ -67,20 +68,25 @@ export function discardText(jsonText: string): string {
   return toJSON(goMapOrder(doc)) + '\n';
 }
 
-/** `{"errors": …, "result": …}`: both members, in the order of OPA's Output struct. */
-function errorsAndResultJSON(errs: OutputError[], rows: ResultRow[]): string {
-  if (rows.length === 0) return errorsJSON(errs);
-  return `${errorsJSON(errs).slice(0, -2)},\n${resultJSON(rows).slice(2)}`;
-}
-
-/** The json output: errors and/or result, then the trace and the extras. */
+/**
+ * The json output: one object whose members follow current OPA's Output struct
+ * (internal/presentation): metrics, aggregated_metrics, coverage, errors, result,
+ * explanation, profile, aggregated_profile; `{}` when none is present.
+ */
 function renderJSON(input: RenderInput, errs: OutputError[] | undefined): string {
-  let text = (errs ? errorsAndResultJSON(errs, input.rows ?? []) : resultJSON(input.rows ?? [])) + '\n';
-  if (input.trace) {
-    const body = text.trimEnd();
-    text = (body === '{}' ? `{\n  "explanation": ${input.trace.json}\n}` : `${body.slice(0, -2)},\n  "explanation": ${input.trace.json}\n}`) + '\n';
-  }
-  return input.extras ? appendJSON(text, jsonExtras(input.extras)) : text;
+  const x = input.extras ?? {};
+  const at = (v: unknown): string => toJSON(v, '  ', '  ');
+  const rows = input.rows ?? [];
+  const members: [string, string | undefined][] = [
+    ...jsonExtras(x, 'before').map(([k, v]): [string, string] => [k, at(v)]),
+    ['errors', errs ? at(errs) : undefined],
+    ['result', rows.length > 0 ? at(resultRows(rows)) : undefined],
+    ['explanation', input.trace?.json],
+    ...jsonExtras(x, 'after').map(([k, v]): [string, string] => [k, at(v)]),
+  ];
+  const present = members.filter((m): m is [string, string] => m[1] !== undefined);
+  if (present.length === 0) return '{}\n';
+  return `{\n${present.map(([k, text]) => `  ${JSON.stringify(k)}: ${text}`).join(',\n')}\n}\n`;
 }
 
 /** Render an evaluation outcome in `format` (not `source`: that is partial evaluation's). */

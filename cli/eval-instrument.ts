@@ -189,14 +189,21 @@ export function prettyExtras(x: Extras): string {
   return out;
 }
 
-/** The JSON members after `result`, in OPA's Output field order. */
-export function jsonExtras(x: Extras): [string, unknown][] {
+/**
+ * The instrumentation members of the json output, in OPA's Output field order: those
+ * before `errors` and `result` (metrics, aggregated_metrics, coverage), or those after
+ * `explanation` (profile, aggregated_profile).
+ */
+export function jsonExtras(x: Extras, part: 'before' | 'after'): [string, unknown][] {
   const out: [string, unknown][] = [];
-  if (x.metrics) out.push(['metrics', Object.fromEntries(Object.keys(x.metrics).sort().map((k) => [k, x.metrics![k]]))]);
-  if (x.aggregatedMetrics && Object.keys(x.aggregatedMetrics).length > 0) out.push(['aggregated_metrics', sortedKeys(x.aggregatedMetrics)]);
-  if (x.profile && x.profile.length > 0) out.push(['profile', x.profile.map(({ text: _t, ...s }) => s)]);
-  if (x.aggregatedProfile && x.aggregatedProfile.length > 0) out.push(['aggregated_profile', x.aggregatedProfile.map(({ text: _t, ...s }) => s)]);
-  if (x.coverage) out.push(['coverage', x.coverage]);
+  if (part === 'before') {
+    if (x.metrics) out.push(['metrics', sortedKeys(x.metrics)]);
+    if (x.aggregatedMetrics && Object.keys(x.aggregatedMetrics).length > 0) out.push(['aggregated_metrics', sortedKeys(x.aggregatedMetrics)]);
+    if (x.coverage) out.push(['coverage', x.coverage]);
+  } else {
+    if (x.profile && x.profile.length > 0) out.push(['profile', x.profile.map(({ text: _t, ...s }) => s)]);
+    if (x.aggregatedProfile && x.aggregatedProfile.length > 0) out.push(['aggregated_profile', x.aggregatedProfile.map(({ text: _t, ...s }) => s)]);
+  }
   return out;
 }
 
@@ -237,14 +244,6 @@ function prettyAggregated(x: Extras): string {
     out += table(HEAD([...STAT_KEYS, 'Num Eval', 'Num Redo', 'Num Gen Expr', 'Location']), rows);
   }
   return out;
-}
-
-/** Append members to a rendered JSON object (`{…}\n`). */
-export function appendJSON(text: string, members: [string, unknown][]): string {
-  if (members.length === 0) return text;
-  const extra = members.map(([k, v]) => `  ${JSON.stringify(k)}: ${toJSON(v, '  ', '  ')}`).join(',\n');
-  const body = text.trimEnd();
-  return (body === '{}' ? `{\n${extra}\n}` : `${body.slice(0, -2)},\n${extra}\n}`) + '\n';
 }
 
 // ---------------------------------------------------------------- --count

@@ -173,12 +173,15 @@ export function errorsJSON(errs: OutputError[]): string {
 /** `opa eval --format json` output of a result set. */
 export function resultJSON(rows: ResultRow[]): string {
   if (rows.length === 0) return '{}';
-  return toJSON({
-    result: rows.map((r) => ({
-      expressions: r.expressions.map((e) => ({ value: e.value, text: e.text, location: { row: e.location.row, col: e.location.col } })),
-      ...(Object.keys(r.bindings).length > 0 ? { bindings: sortedBindings(r.bindings) } : {}),
-    })),
-  });
+  return toJSON({ result: resultRows(rows) });
+}
+
+/** The `result` member's value: each row's expressions and its bindings (sorted by name). */
+export function resultRows(rows: ResultRow[]): unknown[] {
+  return rows.map((r) => ({
+    expressions: r.expressions.map((e) => ({ value: e.value, text: e.text, location: { row: e.location.row, col: e.location.col } })),
+    ...(Object.keys(r.bindings).length > 0 ? { bindings: sortedBindings(r.bindings) } : {}),
+  }));
 }
 
 function sortedBindings(b: Record<string, Value>): Record<string, Value> {

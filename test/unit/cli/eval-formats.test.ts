@@ -203,7 +203,7 @@ describe('--count', () => {
     const r = await runArgs('-d', join(fdir, 'plain'), '-i', join(fdir, 'in.json'), '--count', '3', '--metrics', 'data.plain.allow');
     expect(r.code).toBe(0);
     const o = JSON.parse(r.out);
-    expect(Object.keys(o)).toEqual(['result', 'aggregated_metrics']);
+    expect(Object.keys(o)).toEqual(['aggregated_metrics', 'result']);
     expect(o.result[0].expressions[0].value).toBe(true);
     expect(Object.keys(o.aggregated_metrics)).toContain('timer_rego_query_eval_ns');
     for (const stats of Object.values(o.aggregated_metrics) as Record<string, number>[]) {
@@ -214,7 +214,7 @@ describe('--count', () => {
 
   it('aggregates the profile entry by entry; pretty prints both tables', async () => {
     const o = JSON.parse((await runArgs('-d', join(fdir, 'plain'), '-i', join(fdir, 'in.json'), '--count', '2', '--profile', 'data.plain.allow')).out);
-    expect(Object.keys(o)).toEqual(['result', 'aggregated_metrics', 'aggregated_profile']);
+    expect(Object.keys(o)).toEqual(['aggregated_metrics', 'result', 'aggregated_profile']);
     expect(Object.keys(o.aggregated_profile[0])).toEqual(['total_time_ns_stats', 'num_eval', 'num_redo', 'num_gen_expr', 'location']);
     expect(o.aggregated_profile[0].total_time_ns_stats.count).toBe(2);
     const p = await runArgs('-d', join(fdir, 'plain'), '-i', join(fdir, 'in.json'), '--count', '2', '--profile', '-f', 'pretty', 'data.plain.allow');
@@ -259,7 +259,7 @@ describe('--profile-sort, --profile-limit', () => {
 
   it('--profile-sort and --profile-limit turn profiling on, and profiling turns metrics on', async () => {
     const sorted = JSON.parse((await runArgs('-d', join(fdir, 'pol', 'authz.rego'), '-i', join(fdir, 'in.json'), '--profile-sort', 'line', 'data.authz.allow')).out);
-    expect(Object.keys(sorted)).toEqual(['result', 'metrics', 'profile']);
+    expect(Object.keys(sorted)).toEqual(['metrics', 'result', 'profile']);
     const rows = sorted.profile.filter((p: { location: { file: string } }) => p.location.file !== '').map((p: { location: { row: number } }) => p.location.row);
     expect(rows).toEqual([...rows].sort((a: number, b: number) => b - a));
     const limited = JSON.parse((await runArgs('-i', join(fdir, 'in.json'), '--profile-limit', '1', 'input.roles[_] == "admin"')).out);

@@ -32,11 +32,11 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 }
 
 describe('--metrics and --instrument', () => {
-  it('adds OPA timer metrics after result (sorted)', async () => {
+  it("puts OPA timer metrics (sorted) before result, in the field order of current OPA's Output", async () => {
     const r = await run('-d', policy, '-i', input, '--metrics', 'data.rbac.allow');
     expect(r.code).toBe(0);
     const o = JSON.parse(r.out);
-    expect(Object.keys(o)).toEqual(['result', 'metrics']);
+    expect(Object.keys(o)).toEqual(['metrics', 'result']);
     expect(Object.keys(o.metrics)).toEqual([
       'timer_rego_load_files_ns',
       'timer_rego_module_compile_ns',
@@ -62,7 +62,7 @@ describe('--metrics and --instrument', () => {
 describe('--profile', () => {
   it('JSON: profile entries with OPA field names, sorted by time', async () => {
     const o = JSON.parse((await run('-d', policy, '-i', input, '--profile', 'data.rbac.allow')).out);
-    expect(Object.keys(o)).toEqual(['result', 'metrics', 'profile']);
+    expect(Object.keys(o)).toEqual(['metrics', 'result', 'profile']);
     const first = o.profile[0];
     expect(Object.keys(first)).toEqual(['total_time_ns', 'num_eval', 'num_redo', 'num_gen_expr', 'location']);
     expect(Object.keys(first.location)).toEqual(['file', 'row', 'col']);
