@@ -20,7 +20,7 @@ import { BundleError, validateManifest, writeBundle, type Bundle, type BundleMod
 import { UsageError, bool, formatHelp, parseArgs } from './args.js';
 import { usageFailed } from './usage.js';
 import { LoadError } from './loader.js';
-import { extraChecks } from './eval-context.js';
+import { extraChecks, parserCapabilityErrors } from './eval-context.js';
 import { toOutputErrors, type IO, type OutputError } from './output.js';
 import { BUILD_DESCRIPTION, BUILD_FLAGS, BUILD_USAGE, BuildError, buildParams, checkSigningParams, signOutput, type BuildParams } from './build-flags.js';
 import { BundleReadError, loadBundles, loadPlainPaths } from './bundle-inputs.js';
@@ -46,6 +46,8 @@ export interface BuildBundleOptions {
 /** Compile every module; returns the errors with file names as the user knows them. */
 function compileModules(modules: BundleModule[], fileNames: Map<string, string>, v0: boolean, capabilities?: string): OutputError[] {
   if (modules.length === 0) return [];
+  const refused = parserCapabilityErrors(capabilities, modules.map((m) => ({ regoVersion: m.regoVersion ?? (v0 ? 0 : 1) })));
+  if (refused.length > 0) return toOutputErrors({ errors: refused });
   try {
     const policy = compile(
       modules.map((m) => ({ file: fileNames.get(m.path) ?? m.path, text: m.text, v0Compatible: m.regoVersion === undefined ? v0 : m.regoVersion === 0 })),

@@ -22,7 +22,7 @@ import { compile, parseModule } from '../compiler/index.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { usageFailed } from './usage.js';
 import { LoadError, findRegoFiles } from './loader.js';
-import { extraChecks } from './eval-context.js';
+import { extraChecks, parserCapabilityErrors } from './eval-context.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } from './output.js';
 import { sliceFlag } from './build-flags.js';
 import { bundleSources, checkRegoV1Files, pathConflicts } from './check-modes.js';
@@ -109,7 +109,13 @@ export function checkCommand(argv: string[], io: IO): number | Promise<number> {
   const ignore = sliceFlag(args, 'ignore');
   // -s/--schema and --capabilities: OPA's schema type checking and builtin limits (cli/eval-context.ts).
   const opts = { ...(str(args, 'schema') !== undefined ? { schema: str(args, 'schema')! } : {}), ...(str(args, 'capabilities') !== undefined ? { capabilities: str(args, 'capabilities')! } : {}) };
-  const checks = opts.schema !== undefined || opts.capabilities !== undefined ? (modules: Module[]) => toOutputErrors({ errors: extraChecks(opts, modules) }) : undefined;
+  const checks =
+    opts.schema !== undefined || opts.capabilities !== undefined
+      ? (modules: Module[]) => {
+          const refused = parserCapabilityErrors(opts.capabilities, modules);
+          return toOutputErrors({ errors: refused.length > 0 ? refused : extraChecks(opts, modules) });
+        }
+      : undefined;
   if (bool(args, 'bundle')) {
     return bundleSources(args.positionals, { v0, ignore, keepDefault: regoV1 })
       .then(({ files, data }) => {

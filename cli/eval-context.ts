@@ -62,9 +62,15 @@ export function restoreTexts(rows: ResultRow[], query: string, v0Compatible: boo
   }));
 }
 
-/** The builtin names a `--capabilities` argument allows. Throws on unknown versions/bad files. */
-export function capabilityBuiltins(arg: string): Set<string> {
-  let doc: { builtins?: { name: string }[] };
+/** What a `--capabilities` argument allows: builtin names, and the features when the document lists any. */
+export interface CapabilityLimits {
+  builtins: Set<string>;
+  features: Set<string>;
+}
+
+/** The capabilities document of a file or an OPA release (`v0.60.0`). Throws on unknown versions/bad files. */
+export function capabilityLimits(arg: string): CapabilityLimits {
+  let doc: { builtins?: { name: string }[]; features?: string[] };
   if (existsSync(arg)) {
     try {
       doc = JSON.parse(readFileSync(arg, 'utf8'));
@@ -77,7 +83,7 @@ export function capabilityBuiltins(arg: string): Set<string> {
     if (!found) throw new Error(`no capabilities version found ${v}`);
     doc = found as typeof doc;
   }
-  return new Set((doc.builtins ?? []).map((b) => b.name));
+  return { builtins: new Set((doc.builtins ?? []).map((b) => b.name)), features: new Set(doc.features ?? []) };
 }
 
 /**
@@ -87,7 +93,7 @@ export function capabilityBuiltins(arg: string): Set<string> {
  */
 export function capabilitiesFlagProblem(arg: string): string | undefined {
   try {
-    capabilityBuiltins(arg);
+    capabilityLimits(arg);
     return undefined;
   } catch (e) {
     const why = existsSync(arg) ? (e instanceof Error ? e.message : String(e)) : `no such file or capabilities version found: ${arg}`;
@@ -118,11 +124,23 @@ export function throwAll(errors: RegoError[]): void {
   if (errors.length > 0) throw new RegoErrors(errors);
 }
 
+/**
+ * The parser's capabilities check of the loader (`opa check`, `build` and `test` parse
+ * files with the capabilities; `opa eval`'s rego package does not, OPA issue #6379):
+ * v1 modules need the `rego_v1` feature (OPA's Parser.Parse), so an older release's
+ * capabilities refuse them unless they are read with --v0-compatible.
+ */
+export function parserCapabilityErrors(capabilitiesArg: string | undefined, modules: readonly { regoVersion?: number }[]): RegoError[] {
+  if (capabilitiesArg === undefined || !modules.some((m) => m.regoVersion === 1)) return [];
+  if (capabilityLimits(capabilitiesArg).features.has('rego_v1')) return [];
+  return [new RegoError('rego_parse_error', 'illegal capabilities: rego_v1 feature required for parsing v1 Rego')];
+}
+
 /** Compile-time checks beyond the compiler's: capabilities and the input schema. */
 export function extraChecks(req: { capabilities?: string; schema?: string }, modules: Module[], query?: string, v0 = false): RegoError[] {
   const errors: RegoError[] = [];
   const body = query !== undefined ? parseQuery(query, '', { v0Compatible: v0 }) : undefined;
-  if (req.capabilities !== undefined) errors.push(...checkCapabilities(capabilityBuiltins(req.capabilities), modules, body));
+  if (req.capabilities !== undefined) errors.push(...checkCapabilities(capabilityLimits(req.capabilities).builtins, modules, body));
   if (req.schema !== undefined) {
     errors.push(...checkSchemaSet(loadSchemaSet(req.schema), modules, body));
   }

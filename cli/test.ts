@@ -21,7 +21,7 @@
 import type { CompiledPolicy } from '../compiler/policy.js';
 import { UsageError, formatHelp } from './args.js';
 import { usageFailed } from './usage.js';
-import { extraChecks } from './eval-context.js';
+import { extraChecks, parserCapabilityErrors } from './eval-context.js';
 import { errorsText, toJSON, toOutputErrors, type IO, type OutputError } from './output.js';
 import { coverageReport } from './test-coverage.js';
 import { compileTests, findTests, runTest, runWasmTests, type TestCase, type TestResult } from './test-runner.js';
@@ -131,6 +131,8 @@ function compileSuite(p: TestParams, suite: TestSuite): CompiledPolicy | OutputE
   let errors: OutputError[] = [];
   let policy: CompiledPolicy | undefined;
   try {
+    const refused = parserCapabilityErrors(p.capabilities, suite.modules);
+    if (refused.length > 0) return toOutputErrors({ errors: refused });
     policy = compileTests(suite.modules, suite.v0);
     if (p.capabilities !== undefined || p.schema !== undefined) {
       const req = { ...(p.capabilities !== undefined ? { capabilities: p.capabilities } : {}), ...(p.schema !== undefined ? { schema: p.schema } : {}) };

@@ -84,13 +84,16 @@ describe('build --ignore', () => {
 describe('build --capabilities', () => {
   it('refuses builtins the capabilities do not list, as check does', async () => {
     const out = at('cap.tar.gz');
-    expect(await build('--capabilities', 'v0.46.0', at('cap'), '-o', out)).toEqual({
+    expect(await build('--v0-compatible', '--capabilities', 'v0.46.0', at('cap'), '-o', out)).toEqual({
       code: 1,
       out: '',
       err: `error: 1 error occurred:\n${at('cap/p.rego')}:3:6: rego_type_error: undefined function time.format\n`,
     });
     expect(existsSync(out)).toBe(false);
-    expect((await build('--capabilities', 'v0.48.0', at('cap'), '-o', out)).code).toBe(0);
+    expect((await build('--v0-compatible', '--capabilities', 'v0.48.0', at('cap'), '-o', out)).code).toBe(0);
+    // Without --v0-compatible the modules are v1, which a release before v1.0.0 cannot parse.
+    expect((await build('--capabilities', 'v0.48.0', at('cap'), '-o', at('cap1.tar.gz'))).err).toBe('error: 1 error occurred:\nrego_parse_error: illegal capabilities: rego_v1 feature required for parsing v1 Rego\n');
+    expect((await build('--capabilities', 'v1.0.0', at('cap'), '-o', at('cap1.tar.gz'))).code).toBe(0);
   });
 
   it('reports an unknown version as opa reports a bad flag value', async () => {

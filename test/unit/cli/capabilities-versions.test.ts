@@ -22,8 +22,8 @@ function release(v: string): Doc {
 const names = (d: Doc): string[] => d.builtins.map((b) => b.name);
 
 const tree = tempTree({
-  'new.rego': 'package p\n\nimport rego.v1\n\nstamp := time.format(0)\n\nkeys := object.keys({"a": 1})\n',
-  'old.rego': 'package p\n\nimport rego.v1\n\nn := count([1, 2])\n',
+  'new.rego': 'package p\n\nimport future.keywords.in\n\nstamp := time.format(0)\n\nkeys := object.keys({"a": 1})\n',
+  'old.rego': 'package p\n\nimport future.keywords.in\n\nn := count([1, 2])\n',
 });
 afterAll(() => tree.cleanup());
 
@@ -85,15 +85,20 @@ describe('capabilities of older OPA releases', () => {
   it('check --capabilities <release> rejects builtins newer than the release with OPA text', async () => {
     const file = join(tree.dir, 'new.rego');
     const old = capture();
-    expect(await checkCommand(['--capabilities', 'v0.46.0', file], old.io)).toBe(1);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.46.0', file], old.io)).toBe(1);
     expect(old.err).toBe(`2 errors occurred:\n${file}:5: rego_type_error: undefined function time.format\n${file}:7: rego_type_error: undefined function object.keys\n`);
     const mid = capture();
-    expect(await checkCommand(['--capabilities', 'v0.47.0', file], mid.io)).toBe(1);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.47.0', file], mid.io)).toBe(1);
     expect(mid.err).toBe(`1 error occurred: ${file}:5: rego_type_error: undefined function time.format\n`);
     const ok = capture();
-    expect(await checkCommand(['--capabilities', 'v0.48.0', file], ok.io)).toBe(0);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.48.0', file], ok.io)).toBe(0);
+    // The same files as v1 Rego: a release before v1.0.0 has no rego_v1 feature to parse them with.
+    const v1 = capture();
+    expect(await checkCommand(['--capabilities', 'v0.48.0', file], v1.io)).toBe(1);
+    expect(v1.err).toBe('1 error occurred: rego_parse_error: illegal capabilities: rego_v1 feature required for parsing v1 Rego\n');
+    expect(await checkCommand(['--capabilities', 'v1.0.0', file], capture().io)).toBe(0);
     const plain = capture();
-    expect(await checkCommand(['--capabilities', '0.17.0', join(tree.dir, 'old.rego')], plain.io)).toBe(0);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', '0.34.0', join(tree.dir, 'old.rego')], plain.io)).toBe(0);
     const unknown = capture();
     expect(await checkCommand(['--capabilities', 'v0.16.0', file], unknown.io)).toBe(1);
     expect(unknown.err).toContain('no capabilities version found v0.16.0');

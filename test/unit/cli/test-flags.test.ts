@@ -39,6 +39,7 @@ const t = tempTree({
   'bundle/x/x_test.rego': 'package x\n\ntest_d if data.sub.v == 1\n\ntest_e if not data.sub.other\n',
   'broken/x.rego': 'package x\n\ntest_y if {\n',
   'caps/c_test.rego': 'package c\n\ntest_c if strings.count("aaa", "a") == 3\n\ntest_d if uuid.parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8").version == 1\n',
+  'caps0/c_test.rego': 'package c\n\ntest_c { strings.count("aaa", "a") == 3 }\n\ntest_d { uuid.parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8").version == 1 }\n',
   'schema/input.json': '{"type": "object", "properties": {"x": {"type": "string"}}}',
   'schemed/s_test.rego': 'package s\n\ntest_s if input.x.y == 1 with input as {"x": {"y": 1}}\n',
   'empty/e.rego': 'package e\n\np := 1\n',
@@ -249,15 +250,18 @@ describe('regent test --var-values: values from rule bodies', () => {
 
 describe('regent test -m/--max-errors, --capabilities, -s/--schema', () => {
   const caps = join(t.dir, 'caps');
-  const c = join(caps, 'c_test.rego');
+  const caps0 = join(t.dir, 'caps0');
+  const c0 = join(caps0, 'c_test.rego');
 
   it('limits the builtins to a capabilities version', async () => {
-    const r = await run('--capabilities', 'v0.56.0', caps);
+    const r = await run('--v0-compatible', '--capabilities', 'v0.56.0', caps0);
     expect(r).toEqual({
       code: 1,
       out: '',
-      err: `2 errors occurred:\n${c}:3: rego_type_error: undefined function strings.count\n${c}:5: rego_type_error: undefined function uuid.parse\n`,
+      err: `2 errors occurred:\n${c0}:3: rego_type_error: undefined function strings.count\n${c0}:5: rego_type_error: undefined function uuid.parse\n`,
     });
+    // A release before v1.0.0 has no rego_v1 feature: its parser refuses v1 modules (OPA's Parser.Parse).
+    expect(await run('--capabilities', 'v0.56.0', caps)).toEqual({ code: 1, out: '', err: '1 error occurred: rego_parse_error: illegal capabilities: rego_v1 feature required for parsing v1 Rego\n' });
     expect(await run('--capabilities', 'v1.0.0', caps)).toEqual({ code: 0, out: 'PASS: 2/2\n', err: '' });
     const bad = await run('--capabilities', 'v0.0.1', caps);
     expect(bad.code).toBe(1);
@@ -265,9 +269,9 @@ describe('regent test -m/--max-errors, --capabilities, -s/--schema', () => {
   });
 
   it('stops at -m errors with "error limit reached"', async () => {
-    const r = await run('-m', '1', '--capabilities', 'v0.56.0', caps);
-    expect(r).toEqual({ code: 1, out: '', err: `2 errors occurred:\n${c}:3: rego_type_error: undefined function strings.count\nrego_compile_error: error limit reached\n` });
-    expect((await run('--max-errors', '0', '--capabilities', 'v0.56.0', caps)).err.startsWith('2 errors occurred:\n')).toBe(true);
+    const r = await run('-m', '1', '--v0-compatible', '--capabilities', 'v0.56.0', caps0);
+    expect(r).toEqual({ code: 1, out: '', err: `2 errors occurred:\n${c0}:3: rego_type_error: undefined function strings.count\nrego_compile_error: error limit reached\n` });
+    expect((await run('--max-errors', '0', '--v0-compatible', '--capabilities', 'v0.56.0', caps0)).err.startsWith('2 errors occurred:\n')).toBe(true);
   });
 
   it('type-checks input refs against a schema', async () => {
