@@ -139,6 +139,8 @@ export async function evalCommand(argv: string[], io: IO): Promise<number> {
   const badCaps = req.capabilities === undefined ? undefined : (await import('./eval-context.js')).capabilitiesFlagProblem(req.capabilities);
   if (badCaps !== undefined) return usageFailed(io, badCaps, formatHelp(USAGE, DESCRIPTION, EVAL_FLAGS));
   io = stdinOnce(io);
+  // opa eval's setupEval warns and evaluates without a trace: the Wasm target has none.
+  if (req.explain !== undefined && req.target === 'wasm') io.err(`warning: explain mode "${req.explain}" is not supported with wasm target\n`);
   const problem = setupProblem(req);
   if (problem !== undefined) {
     io.err(problem + '\n');

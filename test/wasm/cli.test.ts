@@ -64,4 +64,11 @@ describe('regent build -t wasm / eval -t wasm', () => {
       expect(a.out).toBe(b.out);
     }
   });
+
+  it('eval -t wasm --explain warns as opa eval does and evaluates without a trace', async () => {
+    const c = capture();
+    expect(await evalCommand(['-t', 'wasm', '--explain', 'full', '-f', 'raw', '-d', rbac, '-i', inputFile, 'data.rbac.allow'], c.io)).toBe(0);
+    expect(c.err).toBe('warning: explain mode "full" is not supported with wasm target\n');
+    expect(c.out).toMatch(/^(true|false)\n$/);
+  });
 });
