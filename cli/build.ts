@@ -53,7 +53,9 @@ function compileModules(modules: BundleModule[], fileNames: Map<string, string>,
       modules.map((m) => ({ file: fileNames.get(m.path) ?? m.path, text: m.text, v0Compatible: m.regoVersion === undefined ? v0 : m.regoVersion === 0 })),
       { v0Compatible: v0 },
     );
-    return capabilities === undefined ? [] : toOutputErrors({ errors: extraChecks({ capabilities }, policy.state.modules) });
+    if (capabilities === undefined) return [];
+    const templates = parserCapabilityErrors(capabilities, policy.state.modules);
+    return toOutputErrors({ errors: templates.length > 0 ? templates : extraChecks({ capabilities }, policy.state.modules) });
   } catch (e) {
     return toOutputErrors(e);
   }

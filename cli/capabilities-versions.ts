@@ -11,9 +11,10 @@
 //   - later builtins: OPA's release notes, checked against the capabilities files
 //     v0.59.0, v1.0.0 and v1.16.1 where noted (`verified`); builtins whose release
 //     could not be established are listed only for this build's own version;
-//   - keywords and features: OPA's release notes, checked against the v0.59.0 and
-//     v1.0.0 files (v0.59.0 has no `wasm_abi_versions` key; v1.0.0 lists the ABI
-//     versions 1.1 and 1.2).
+//   - keywords and features: OPA's release notes, checked against the v0.59.0,
+//     v1.0.0, v1.5.0, v1.8.0, v1.11.0, v1.12.2, v1.15.1 and v1.16.1 files (v0.59.0 has
+//     no `wasm_abi_versions` key; v1.0.0 lists the ABI versions 1.1 and 1.2 and is the
+//     last with `future_keywords`; from v1.5.0 on features are sorted).
 import { capabilities } from '../runtime/builtins/catalog.js';
 
 /** OPA releases with a capabilities file that Regent can emulate, oldest first (`opa capabilities` lists them by file name: `listOrder`). */
@@ -81,7 +82,9 @@ const BUILTINS_SINCE: Record<string, string> = group({
   current: 'internal.template_string internal.test_case io.jwt.verify_eddsa strings.split_n',
 });
 
+/** Future keywords by first release; listed up to v1.0.0 (verified there; absent from the v1.5.0 file on). */
 const KEYWORDS_SINCE: Record<string, string> = { in: 'v0.34.0', every: 'v0.37.0', contains: 'v0.42.0', if: 'v0.42.0' };
+const LAST_WITH_FUTURE_KEYWORDS = 'v1.0.0';
 
 /** Features and the release that first lists them; `v0` ones are the Rego v0 features. */
 const FEATURES: { name: string; since: string; v0: boolean }[] = [
@@ -89,7 +92,8 @@ const FEATURES: { name: string; since: string; v0: boolean }[] = [
   { name: 'rule_head_refs', since: 'v0.59.0', v0: true }, // verified in v0.59.0
   { name: 'rego_v1', since: 'v1.0.0', v0: false }, // verified in v1.0.0
   { name: 'rego_v1_import', since: 'v1.0.0', v0: true }, // verified: absent in v0.59.0, present in v1.0.0
-  { name: 'keywords_in_refs', since: 'current', v0: false },
+  { name: 'keywords_in_refs', since: 'v1.8.0', v0: false }, // verified: absent in v1.5.0, present in v1.8.0
+  { name: 'template_strings', since: 'v1.12.2', v0: false }, // verified: absent in v1.11.0, present in v1.12.2
 ];
 
 function group(byVersion: Record<string, string>): Record<string, string> {
@@ -138,10 +142,12 @@ export function capabilitiesForRelease(version: string, opts: { v0Compatible?: b
   const pre1 = compareVersions(version, 'v1.0.0') <= 0;
   // Empty lists are left out, as OPA's Capabilities JSON (omitempty) leaves them out.
   const out: Record<string, unknown> = { builtins: cur.builtins.filter((b) => has(builtinSince(b.name))) };
-  const keywords = Object.keys(KEYWORDS_SINCE).filter((k) => has(KEYWORDS_SINCE[k]!)).sort();
+  const keywords = compareVersions(version, LAST_WITH_FUTURE_KEYWORDS) <= 0 ? Object.keys(KEYWORDS_SINCE).filter((k) => has(KEYWORDS_SINCE[k]!)).sort() : [];
   if (keywords.length > 0) out.future_keywords = keywords;
   if (compareVersions(version, 'v1.0.0') >= 0) out.wasm_abi_versions = cur.wasm_abi_versions;
   const features = FEATURES.filter((f) => has(f.since) && (!f.v0 || pre1 || opts.v0Compatible === true)).map((f) => f.name);
+  // The files after v1.0.0 list features sorted (v1.8.0 on: keywords_in_refs, rego_v1, …); earlier ones in order of introduction.
+  if (!pre1) features.sort();
   if (features.length > 0) out.features = features;
   return out;
 }

@@ -125,15 +125,28 @@ export function throwAll(errors: RegoError[]): void {
 }
 
 /**
- * The parser's capabilities check of the loader (`opa check`, `build` and `test` parse
- * files with the capabilities; `opa eval`'s rego package does not, OPA issue #6379):
- * v1 modules need the `rego_v1` feature (OPA's Parser.Parse), so an older release's
- * capabilities refuse them unless they are read with --v0-compatible.
+ * The parser's capabilities checks of the loader (`opa check`, `build` and `test` parse
+ * files with the capabilities; `opa eval`'s rego package does not, OPA issue #6379),
+ * as OPA's Parser: v1 modules need the `rego_v1` feature (so an older release's
+ * capabilities refuse them unless read with --v0-compatible), and string templates the
+ * `template_strings` feature (v1.12.2 on). Modules given only as `{regoVersion}` (before
+ * parsing) get the first check alone.
  */
-export function parserCapabilityErrors(capabilitiesArg: string | undefined, modules: readonly { regoVersion?: number }[]): RegoError[] {
-  if (capabilitiesArg === undefined || !modules.some((m) => m.regoVersion === 1)) return [];
-  if (capabilityLimits(capabilitiesArg).features.has('rego_v1')) return [];
-  return [new RegoError('rego_parse_error', 'illegal capabilities: rego_v1 feature required for parsing v1 Rego')];
+export function parserCapabilityErrors(capabilitiesArg: string | undefined, modules: readonly ({ regoVersion?: number } | Module)[]): RegoError[] {
+  if (capabilitiesArg === undefined) return [];
+  const features = capabilityLimits(capabilitiesArg).features;
+  if (!features.has('rego_v1') && modules.some((m) => m.regoVersion === 1)) {
+    return [new RegoError('rego_parse_error', 'illegal capabilities: rego_v1 feature required for parsing v1 Rego')];
+  }
+  if (features.has('template_strings')) return [];
+  const errors: RegoError[] = [];
+  for (const m of modules) {
+    if (!('rules' in m)) continue;
+    walkTerms(m, (t: Term) => {
+      if (t.kind === 'template') errors.push(new RegoError('rego_parse_error', 'template strings are not supported by current capabilities', t.loc));
+    });
+  }
+  return errors;
 }
 
 /** Compile-time checks beyond the compiler's: capabilities and the input schema. */

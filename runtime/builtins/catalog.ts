@@ -7,11 +7,17 @@ import type { BuiltinDecl, TypeSpec } from './types.js';
 
 export { getBuiltin, allDecls };
 
-/** Future keywords OPA v1 lists (all of them are keywords in v1). */
+/**
+ * Future keywords of the v0-compatible capabilities. In v1 they are keywords, and
+ * OPA's v1 capabilities (the files of v1.5.0 on) list none: the key is left out.
+ */
 export const FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in'] as const;
 
-/** Language features: OPA v1 capabilities, and the v0-compatible set. */
-export const FEATURES_V1 = ['keywords_in_refs', 'rego_v1'] as const;
+/**
+ * Language features, sorted as OPA writes them: the v1 set (as OPA's v1.12.2 to
+ * v1.16.1 files: string interpolation is `template_strings`), and the v0-compatible set.
+ */
+export const FEATURES_V1 = ['keywords_in_refs', 'rego_v1', 'template_strings'] as const;
 export const FEATURES_V0 = ['keywords_in_refs', 'rego_v1', 'rego_v1_import', 'rule_head_ref_string_prefixes', 'rule_head_refs'] as const;
 
 /** The Wasm ABI versions OPA advertises. */
@@ -36,7 +42,8 @@ export interface CapabilityBuiltin {
 
 export interface CapabilitiesDoc {
   builtins: CapabilityBuiltin[];
-  future_keywords: string[];
+  /** Only in the v0-compatible document (omitted when empty, as OPA's omitempty). */
+  future_keywords?: string[];
   wasm_abi_versions: { version: number; minor_version: number }[];
   features: string[];
 }
@@ -84,7 +91,7 @@ export function capabilities(opts: CapabilitiesOptions = {}): CapabilitiesDoc {
       ...(d.deprecated ? { deprecated: true as const } : {}),
       ...(d.nondeterministic ? { nondeterministic: true as const } : {}),
     })),
-    future_keywords: [...FUTURE_KEYWORDS],
+    ...(opts.v0Compatible ? { future_keywords: [...FUTURE_KEYWORDS] } : {}),
     wasm_abi_versions: WASM_ABI_VERSIONS.map((v) => ({ ...v })),
     features: [...(opts.v0Compatible ? FEATURES_V0 : FEATURES_V1)],
   };

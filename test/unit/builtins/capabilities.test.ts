@@ -83,11 +83,13 @@ describe('capabilities()', () => {
     for (const n of ['re_match', 'set_diff', 'net.cidr_overlap', 'all', 'any', 'cast_array']) expect(by.get(n)!.deprecated).toBe(true);
   });
 
-  it('lists future keywords, features and Wasm ABI versions as OPA v1 does', () => {
-    expect(caps.future_keywords).toEqual(['contains', 'every', 'if', 'in']);
-    expect(caps.features).toEqual(['keywords_in_refs', 'rego_v1']);
+  it('lists features and Wasm ABI versions as OPA v1 does (v1.12.2–v1.16.1 files), future keywords only for v0', () => {
+    expect(caps.future_keywords).toBeUndefined();
+    expect(caps.features).toEqual(['keywords_in_refs', 'rego_v1', 'template_strings']);
     expect(caps.wasm_abi_versions).toEqual([{ version: 1, minor_version: 1 }, { version: 1, minor_version: 2 }]);
-    expect(capabilities({ v0Compatible: true }).features).toContain('rego_v1_import');
+    const v0 = capabilities({ v0Compatible: true });
+    expect(v0.features).toEqual(['keywords_in_refs', 'rego_v1', 'rego_v1_import', 'rule_head_ref_string_prefixes', 'rule_head_refs']);
+    expect(v0.future_keywords).toEqual(['contains', 'every', 'if', 'in']);
   });
 
   it('includes every builtin OPA v1 defines', () => {
@@ -110,7 +112,7 @@ describe('regent capabilities', () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
     expect(doc.builtins.length).toBe(allBuiltins().length);
-    expect(Object.keys(doc)).toEqual(['builtins', 'future_keywords', 'wasm_abi_versions', 'features']);
+    expect(Object.keys(doc)).toEqual(['builtins', 'wasm_abi_versions', 'features']);
   });
 
   it('rejects unknown versions and conflicting flags', () => {

@@ -24,6 +24,7 @@ const names = (d: Doc): string[] => d.builtins.map((b) => b.name);
 const tree = tempTree({
   'new.rego': 'package p\n\nimport future.keywords.in\n\nstamp := time.format(0)\n\nkeys := object.keys({"a": 1})\n',
   'old.rego': 'package p\n\nimport future.keywords.in\n\nn := count([1, 2])\n',
+  'template.rego': 'package t\n\ngreeting := $"hello {input.user}"\n',
 });
 afterAll(() => tree.cleanup());
 
@@ -80,6 +81,21 @@ describe('capabilities of older OPA releases', () => {
     expect(v1.features).toEqual(['rule_head_ref_string_prefixes', 'rule_head_refs', 'rego_v1', 'rego_v1_import']);
     expect(v1.wasm_abi_versions).toEqual([{ version: 1, minor_version: 1 }, { version: 1, minor_version: 2 }]);
     expect(Object.keys(v1)).toEqual(['builtins', 'future_keywords', 'wasm_abi_versions', 'features']);
+    // Checked against OPA's files: after v1.0.0 no future_keywords key, features sorted and added over time.
+    expect(release('v1.5.0').future_keywords).toBeUndefined();
+    expect(release('v1.5.0').features).toEqual(['rego_v1']);
+    expect(release('v1.8.0').features).toEqual(['keywords_in_refs', 'rego_v1']);
+    expect(release('v1.11.0').features).toEqual(['keywords_in_refs', 'rego_v1']);
+    expect(release('v1.12.2').features).toEqual(['keywords_in_refs', 'rego_v1', 'template_strings']);
+    expect(Object.keys(release('v1.16.1'))).toEqual(['builtins', 'wasm_abi_versions', 'features']);
+  });
+
+  it('check --capabilities <release> refuses string templates before v1.12.2 (the template_strings feature)', async () => {
+    const file = join(tree.dir, 'template.rego');
+    const old = capture();
+    expect(await checkCommand(['--capabilities', 'v1.11.0', file], old.io)).toBe(1);
+    expect(old.err).toBe(`1 error occurred: ${file}:3: rego_parse_error: template strings are not supported by current capabilities\n`);
+    expect(await checkCommand(['--capabilities', 'v1.12.2', file], capture().io)).toBe(0);
   });
 
   it('check --capabilities <release> rejects builtins newer than the release with OPA text', async () => {

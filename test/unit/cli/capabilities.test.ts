@@ -31,8 +31,10 @@ describe('regent capabilities', () => {
     expect(run(['--version', `v${version()}`]).out).toBe(cur.out);
     expect(run(['--version', version()]).out).toBe(cur.out);
     const doc = JSON.parse(cur.out) as { builtins: unknown[]; features: string[] };
-    expect(Object.keys(doc)).toEqual(['builtins', 'future_keywords', 'wasm_abi_versions', 'features']);
-    expect(doc.features).toContain('rego_v1');
+    expect(Object.keys(doc)).toEqual(['builtins', 'wasm_abi_versions', 'features']);
+    expect(doc.features).toEqual(['keywords_in_refs', 'rego_v1', 'template_strings']);
+    const v0 = JSON.parse(run(['--current', '--v0-compatible']).out) as Record<string, unknown>;
+    expect(Object.keys(v0)).toEqual(['builtins', 'future_keywords', 'wasm_abi_versions', 'features']);
   });
 
   it('fails on versions it cannot emulate, with OPA wording', () => {
