@@ -8,7 +8,10 @@
 //    only ones the policy and query may call; any other builtin call is OPA's
 //    `rego_type_error: undefined function <name>` at the call.
 //  * extraChecks: those and the -s/--schema input checks (cli/eval-schema.ts), for
-//    eval and check.
+//    eval, check, build and test.
+//  * parserCapabilityErrors: the features the parser needs (`rego_v1` for v1 modules,
+//    `template_strings` for string templates), for check, build and test only, as
+//    OPA's loader parses with the capabilities and its eval does not.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Body, Module, Term } from '../compiler/ast/nodes.js';
 import { formatBody } from '../compiler/ast/print.js';
