@@ -9,7 +9,8 @@
 //    `rego_type_error: undefined function <name>` at the call.
 //  * extraChecks: those and the -s/--schema input checks (cli/eval-schema.ts), for
 //    eval, check, build and test.
-//  * parserCapabilityErrors: the features the parser needs (`rego_v1` for v1 modules,
+//  * parserCapabilityErrors: what the parser needs (`rego_v1` for v1 modules, v0 future
+//    keyword and rego.v1 imports,
 //    `template_strings` for string templates), for check, build and test only, as
 //    OPA's loader parses with the capabilities and its eval does not.
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { formatBody } from '../compiler/ast/print.js';
 import { refName } from '../compiler/ast/transform.js';
 import { walkTerms } from '../compiler/ast/walk.js';
 import { parseModule, parseQuery } from '../compiler/parser/index.js';
+import { withDetails } from '../compiler/parser/error-detail.js';
 import { packagePath } from '../compiler/passes/pass.js';
 import { resolveRefs } from '../compiler/passes/resolve-refs.js';
 import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
@@ -69,11 +71,12 @@ export function restoreTexts(rows: ResultRow[], query: string, v0Compatible: boo
 export interface CapabilityLimits {
   builtins: Set<string>;
   features: Set<string>;
+  futureKeywords: string[];
 }
 
 /** The capabilities document of a file or an OPA release (`v0.60.0`). Throws on unknown versions/bad files. */
 export function capabilityLimits(arg: string): CapabilityLimits {
-  let doc: { builtins?: { name: string }[]; features?: string[] };
+  let doc: { builtins?: { name: string }[]; features?: string[]; future_keywords?: string[] };
   if (existsSync(arg)) {
     try {
       doc = JSON.parse(readFileSync(arg, 'utf8'));
@@ -86,7 +89,7 @@ export function capabilityLimits(arg: string): CapabilityLimits {
     if (!found) throw new Error(`no capabilities version found ${v}`);
     doc = found as typeof doc;
   }
-  return { builtins: new Set((doc.builtins ?? []).map((b) => b.name)), features: new Set(doc.features ?? []) };
+  return { builtins: new Set((doc.builtins ?? []).map((b) => b.name)), features: new Set(doc.features ?? []), futureKeywords: doc.future_keywords ?? [] };
 }
 
 /**
@@ -141,13 +144,49 @@ export function parserCapabilityErrors(capabilitiesArg: string | undefined, modu
   if (!features.has('rego_v1') && modules.some((m) => m.regoVersion === 1)) {
     return [new RegoError('rego_parse_error', 'illegal capabilities: rego_v1 feature required for parsing v1 Rego')];
   }
-  if (features.has('template_strings')) return [];
   const errors: RegoError[] = [];
   for (const m of modules) {
     if (!('rules' in m)) continue;
+    if (m.regoVersion === 0) errors.push(...v0ImportErrors(m, capabilitiesArg, features));
+    if (features.has('template_strings')) continue;
     walkTerms(m, (t: Term) => {
       if (t.kind === 'template') errors.push(new RegoError('rego_parse_error', 'template strings are not supported by current capabilities', t.loc));
     });
+  }
+  return errors.map(withSourceLine);
+}
+
+/** A parse error with its source line and caret (OPA's ParserErrorDetail) when its file can be read. */
+function withSourceLine(e: RegoError): RegoError {
+  const file = e.location?.file;
+  if (file === undefined || file === '' || !existsSync(file)) return e;
+  try {
+    return withDetails([e], readFileSync(file, 'utf8'))[0]!;
+  } catch {
+    return e;
+  }
+}
+
+const V0_FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in'];
+
+/**
+ * OPA's Parser.futureImport and regoV1Import for a v0 module: `future.keywords.X` must
+ * be a keyword the capabilities allow (their future_keywords, and every v0 one with the
+ * rego_v1 feature), and `rego.v1` needs the rego_v1_import or rego_v1 feature.
+ */
+function v0ImportErrors(m: Module, capabilitiesArg: string, features: Set<string>): RegoError[] {
+  const errors: RegoError[] = [];
+  const allowed = new Set(capabilityLimits(capabilitiesArg).futureKeywords);
+  if (features.has('rego_v1')) for (const k of V0_FUTURE_KEYWORDS) allowed.add(k);
+  for (const imp of m.imports) {
+    const t = imp.path;
+    if (t.kind !== 'ref' || t.head.kind !== 'var') continue;
+    const parts = t.path.map((p) => (p.kind === 'string' ? p.value : undefined));
+    if (t.head.name === 'rego' && parts[0] === 'v1' && !features.has('rego_v1_import') && !features.has('rego_v1')) {
+      errors.push(new RegoError('rego_parse_error', 'invalid import, `rego.v1` is not supported by current capabilities', t.loc));
+    } else if (t.head.name === 'future' && parts[0] === 'keywords' && parts.length === 2 && parts[1] !== undefined && !allowed.has(parts[1])) {
+      errors.push(new RegoError('rego_parse_error', `unexpected keyword, must be one of [${[...allowed].sort().join(' ')}]`, t.loc));
+    }
   }
   return errors;
 }

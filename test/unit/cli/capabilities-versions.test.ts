@@ -25,6 +25,8 @@ const tree = tempTree({
   'new.rego': 'package p\n\nimport future.keywords.in\n\nstamp := time.format(0)\n\nkeys := object.keys({"a": 1})\n',
   'old.rego': 'package p\n\nimport future.keywords.in\n\nn := count([1, 2])\n',
   'template.rego': 'package t\n\ngreeting := $"hello {input.user}"\n',
+  'kw.rego': 'package k\n\nimport future.keywords.every\nimport future.keywords.in\n\np { every x in [1] { x == 1 } }\n',
+  'v1import.rego': 'package r\n\nimport rego.v1\n\nq if { true }\n',
 });
 afterAll(() => tree.cleanup());
 
@@ -94,8 +96,21 @@ describe('capabilities of older OPA releases', () => {
     const file = join(tree.dir, 'template.rego');
     const old = capture();
     expect(await checkCommand(['--capabilities', 'v1.11.0', file], old.io)).toBe(1);
-    expect(old.err).toBe(`1 error occurred: ${file}:3: rego_parse_error: template strings are not supported by current capabilities\n`);
+    expect(old.err).toBe(`1 error occurred: ${file}:3: rego_parse_error: template strings are not supported by current capabilities\n\tgreeting := $"hello {input.user}"\n\t            ^\n`);
     expect(await checkCommand(['--capabilities', 'v1.12.2', file], capture().io)).toBe(0);
+  });
+
+  it('check --v0-compatible --capabilities <release> limits future keyword imports and rego.v1 as OPA\'s parser', async () => {
+    const kw = join(tree.dir, 'kw.rego');
+    const r = capture();
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.34.0', kw], r.io)).toBe(1);
+    expect(r.err).toBe(`1 error occurred: ${kw}:3: rego_parse_error: unexpected keyword, must be one of [in]\n\timport future.keywords.every\n\t       ^\n`);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.37.0', kw], capture().io)).toBe(0);
+    const v1 = join(tree.dir, 'v1import.rego');
+    const old = capture();
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v0.59.0', v1], old.io)).toBe(1);
+    expect(old.err).toBe(`1 error occurred: ${v1}:3: rego_parse_error: invalid import, \`rego.v1\` is not supported by current capabilities\n\timport rego.v1\n\t       ^\n`);
+    expect(await checkCommand(['--v0-compatible', '--capabilities', 'v1.0.0', v1], capture().io)).toBe(0);
   });
 
   it('check --capabilities <release> rejects builtins newer than the release with OPA text', async () => {
