@@ -9,10 +9,10 @@
 //    `rego_type_error: undefined function <name>` at the call.
 //  * extraChecks: those and the -s/--schema input checks (cli/eval-schema.ts), for
 //    eval, check, build and test.
-//  * parserCapabilityErrors: what the parser needs (`rego_v1` for v1 modules, v0 future
-//    keyword and rego.v1 imports,
-//    `template_strings` for string templates), for check, build and test only, as
-//    OPA's loader parses with the capabilities and its eval does not.
+//  * parserCapabilityErrors: what the parser needs (`rego_v1` for v1 modules, the
+//    listed future keywords and `rego_v1_import` for v0 imports, `template_strings`
+//    for string templates), for check, build and test only, as OPA's loader parses
+//    with the capabilities and its eval does not.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Body, Module, Term } from '../compiler/ast/nodes.js';
 import { formatBody } from '../compiler/ast/print.js';
