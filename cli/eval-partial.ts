@@ -16,37 +16,69 @@
 // Unknowns default to `input` (as OPA's `-u` default); --disable-inlining and
 // --nondeterminstic-builtins go to the partial evaluator; --shallow-inlining disables
 // inlining under all of `data` (as server/control-plane/builder/optimize.ts's level 1).
-// Generated vars (`$_02`) print as OPA names them (`$02`).
+// Generated vars (`$_02`) print as OPA names them (`$02`). --metrics / --instrument: OPA's
+// timers (load, module parse and compile, query parse and compile, partial eval) as a
+// `metrics` member before `partial` (json) or a table after the residue (pretty).
 import type { Body, Module, Term } from '../compiler/index.js';
-import { bodyToJSON, compile, formatModule, mapBody, mapTerm, moduleToJSON, partialEval, stringifyOpaJSON } from '../compiler/index.js';
+import { bodyToJSON, compile, formatModule, mapBody, mapTerm, moduleToJSON, partialEval, preparePartial, stringifyOpaJSON, type CompiledPolicy, type PartialResult, type PartialRunOptions } from '../compiler/index.js';
+import type { PartialPrepareOptions } from '../compiler/partial/index.js';
 import { formatBody } from '../compiler/ast/print.js';
 import { EvalSetupError, loadForEval } from './eval-load.js';
 import { InputError } from './loader.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO } from './output.js';
+import { prettyExtras } from './eval-instrument.js';
 import type { EvalRequest } from './eval.js';
 import { readInput } from './eval.js';
 
-export type PartialOutcome = { ok: true; queries: Body[]; support: Module[] } | { ok: false; error: unknown };
+/** A partial evaluation's residue or error; `metrics` (OPA's timers) with --metrics or --instrument. */
+export type PartialOutcome = ({ ok: true; queries: Body[]; support: Module[] } | { ok: false; error: unknown }) & { metrics?: Record<string, number> };
 
 /** Load, compile and partially evaluate. Never throws. */
 export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<PartialOutcome> {
+  const metrics: Record<string, number> | undefined = req.metrics || req.instrument ? {} : undefined;
   try {
     const input = readInput(req, io);
-    const loaded = await loadForEval(req);
-    const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) });
-    const r = partialEval(policy, req.query, {
+    const { loaded, policy } = metrics ? await (await import('./eval-run.js')).loadAndCompileTimed(req, metrics) : await loadAndCompile(req);
+    const opts = {
       unknowns: req.unknowns && req.unknowns.length > 0 ? req.unknowns : ['input'],
       // shallow inlining (no rule depending on unknowns inlined) as `regent build -O 1` does it
       ...(req.disableInlining || req.shallowInlining ? { disableInlining: [...(req.disableInlining ?? []), ...(req.shallowInlining ? ['data'] : [])] } : {}),
       ...(req.nondeterministicBuiltins ? { nondeterministicBuiltins: true } : {}),
+    };
+    const run = {
       ...(input !== undefined ? { input } : {}),
       data: loaded.data,
       ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
-    });
-    return { ok: true, queries: r.queries, support: r.support };
+    };
+    const r = metrics ? timedPartial(policy, req, opts, run, metrics) : partialEval(policy, req.query, { ...opts, ...run });
+    return { ok: true, queries: r.queries, support: r.support, ...(metrics ? { metrics } : {}) };
   } catch (error) {
-    return { ok: false, error };
+    return { ok: false, error, ...(metrics ? { metrics } : {}) };
   }
+}
+
+async function loadAndCompile(req: EvalRequest) {
+  const loaded = await loadForEval(req);
+  return { loaded, policy: compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) }) };
+}
+
+/**
+ * Prepare and run a partial evaluation recording OPA's timers: the query's parse and
+ * compile (`timer_rego_query_parse_ns`, `timer_rego_query_compile_ns`, and the stage
+ * timers with --instrument) and `timer_rego_partial_eval_ns`.
+ */
+function timedPartial(policy: CompiledPolicy, req: EvalRequest, opts: PartialPrepareOptions, run: PartialRunOptions, metrics: Record<string, number>): PartialResult {
+  const stages: Record<string, number> = {};
+  let t = process.hrtime.bigint();
+  const prepared = preparePartial(policy, req.query, { ...opts, stageTimers: stages });
+  const queryNs = Number(process.hrtime.bigint() - t);
+  metrics.timer_rego_query_parse_ns = stages.timer_query_compile_stage_parse_ns ?? 0;
+  metrics.timer_rego_query_compile_ns = Math.max(0, queryNs - metrics.timer_rego_query_parse_ns);
+  if (req.instrument) Object.assign(metrics, stages);
+  t = process.hrtime.bigint();
+  const r = prepared.eval(run);
+  metrics.timer_rego_partial_eval_ns = Number(process.hrtime.bigint() - t);
+  return r;
 }
 
 /** `$_02` → `$02`, OPA's spelling of generated vars. */
@@ -101,7 +133,8 @@ function sourceText(queries: Body[], support: Module[]): string {
 export function renderPartial(outcome: PartialOutcome, format: EvalRequest['format']): string {
   if (!outcome.ok) {
     const errs = toOutputErrors(outcome.error);
-    return format === 'json' ? errorsJSON(errs) + '\n' : errorsText(errs) + '\n';
+    if (format !== 'json') return errorsText(errs) + '\n';
+    return outcome.metrics ? stringifyOpaJSON({ metrics: sortedMetrics(outcome.metrics), errors: errs }) + '\n' : errorsJSON(errs) + '\n';
   }
   if (format === 'source') return sourceText(outcome.queries, outcome.support);
   if (format === 'pretty') {
@@ -114,14 +147,21 @@ export function renderPartial(outcome: PartialOutcome, format: EvalRequest['form
   const partial: Record<string, unknown> = {};
   if (outcome.queries.length > 0) partial.queries = outcome.queries.map((q) => bodyToJSON(q));
   if (outcome.support.length > 0) partial.modules = outcome.support.map((m) => moduleToJSON(m, { comments: false }));
-  return stringifyOpaJSON({ partial }) + '\n';
+  // OPA's Output struct: `metrics` before `partial`.
+  return stringifyOpaJSON(outcome.metrics ? { metrics: sortedMetrics(outcome.metrics), partial } : { partial }) + '\n';
+}
+
+function sortedMetrics(m: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]!]));
 }
 
 /** What `opa eval --partial` prints in `format`: errors on stderr unless json, `undefined` without queries (pretty). */
 export function printPartial(outcome: PartialOutcome, format: EvalRequest['format']): { out: string; err: string } {
-  if (!outcome.ok && format !== 'json') return { out: '', err: renderPartial(outcome, format) };
-  if (outcome.ok && format === 'pretty' && outcome.queries.length === 0) return { out: 'undefined\n', err: '' };
-  return { out: renderPartial(outcome, format), err: '' };
+  // pretty: the metrics table after the residue (or after `undefined`, or alone when the errors go to stderr), as OPA's PrettyWithOptions
+  const table = format === 'pretty' && outcome.metrics ? prettyExtras({ metrics: outcome.metrics }) : '';
+  if (!outcome.ok && format !== 'json') return { out: table, err: renderPartial(outcome, format) };
+  if (outcome.ok && format === 'pretty' && outcome.queries.length === 0) return { out: 'undefined\n' + table, err: '' };
+  return { out: renderPartial(outcome, format) + table, err: '' };
 }
 
 /** `eval --partial`: returns the exit code (see the header). */

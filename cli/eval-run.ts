@@ -39,7 +39,28 @@ export function isInstrumented(req: EvalRequest & InstrumentOptions): boolean {
   return !!(req.metrics || req.instrument || req.profile || req.coverage || req.package !== undefined || (req.imports?.length ?? 0) > 0 || req.capabilities !== undefined || req.schema !== undefined);
 }
 
-const since = (t: bigint): number => Number(nowNs() - t);
+export const since = (t: bigint): number => Number(nowNs() - t);
+
+/**
+ * Load the files and compile them, recording OPA's `timer_rego_load_files_ns`,
+ * `timer_rego_module_parse_ns` and `timer_rego_module_compile_ns` in `metrics` (and with
+ * --instrument the compile stage timers). Used by evaluation and partial evaluation.
+ */
+export async function loadAndCompileTimed(req: EvalRequest & InstrumentOptions, metrics: Record<string, number>) {
+  let t = nowNs();
+  const loaded = await loadForEval(req);
+  metrics.timer_rego_load_files_ns = since(t);
+  const v0 = req.v0Compatible || loaded.v0;
+  const stages: Record<string, number> = {};
+  t = nowNs();
+  const policy = compile(loaded.modules, { v0Compatible: v0, ...(req.strict ? { strict: true } : {}), stageTimers: stages });
+  const compileNs = since(t);
+  const passNs = Object.values(stages).reduce((a, b) => a + b, 0);
+  metrics.timer_rego_module_parse_ns = Math.max(0, compileNs - passNs);
+  metrics.timer_rego_module_compile_ns = passNs;
+  if (req.instrument) Object.assign(metrics, stages);
+  return { loaded, policy, v0 };
+}
 
 /** Load, compile, check and evaluate with the requested instrumentation. Never throws. */
 export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions, io?: IO): Promise<InstrumentedOutcome> {
@@ -49,18 +70,8 @@ export async function evaluateInstrumented(req: EvalRequest & InstrumentOptions,
   if (wantMetrics) extras.metrics = metrics;
   try {
     const input = readInput(req, io);
-    let t = nowNs();
-    const loaded = await loadForEval(req);
-    metrics.timer_rego_load_files_ns = since(t);
-    const v0 = req.v0Compatible || loaded.v0;
-    const stages: Record<string, number> = {};
-    t = nowNs();
-    const policy = compile(loaded.modules, { v0Compatible: v0, ...(req.strict ? { strict: true } : {}), ...(wantMetrics ? { stageTimers: stages } : {}) });
-    const compileNs = since(t);
-    const passNs = Object.values(stages).reduce((a, b) => a + b, 0);
-    metrics.timer_rego_module_parse_ns = Math.max(0, compileNs - passNs);
-    metrics.timer_rego_module_compile_ns = passNs;
-    if (req.instrument) Object.assign(metrics, stages);
+    const { loaded, policy, v0 } = await loadAndCompileTimed(req, metrics);
+    let t: bigint;
     const modules = policy.state.modules;
     const checks = extraChecks(req, modules, req.query, v0);
     if (checks.length > 0) throw new RegoErrors(checks);

@@ -31,20 +31,19 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out: c.out, err: c.err };
 }
 
+/** The timers of `opa eval --metrics`, sorted: loading, module and query compilation, and the evaluation's own. */
+function opaTimers(evalTimer: string): string[] {
+  const common = ['timer_rego_load_files_ns', 'timer_rego_module_compile_ns', 'timer_rego_module_parse_ns', 'timer_rego_query_compile_ns', 'timer_rego_query_parse_ns'];
+  return [...common, evalTimer].sort();
+}
+
 describe('--metrics and --instrument', () => {
   it("puts OPA timer metrics (sorted) before result, in the field order of current OPA's Output", async () => {
     const r = await run('-d', policy, '-i', input, '--metrics', 'data.rbac.allow');
     expect(r.code).toBe(0);
     const o = JSON.parse(r.out);
     expect(Object.keys(o)).toEqual(['metrics', 'result']);
-    expect(Object.keys(o.metrics)).toEqual([
-      'timer_rego_load_files_ns',
-      'timer_rego_module_compile_ns',
-      'timer_rego_module_parse_ns',
-      'timer_rego_query_compile_ns',
-      'timer_rego_query_eval_ns',
-      'timer_rego_query_parse_ns',
-    ]);
+    expect(Object.keys(o.metrics)).toEqual(opaTimers('timer_rego_query_eval_ns'));
     for (const v of Object.values(o.metrics)) expect(Number.isInteger(v)).toBe(true);
   });
   it('--instrument implies --metrics and adds the stage timers; pretty prints a METRIC/VALUE table', async () => {
@@ -56,6 +55,29 @@ describe('--metrics and --instrument', () => {
     expect(r.out).toContain('| timer_compile_stage_plan_ns ');
     expect(r.out).toContain('| timer_query_compile_stage_plan_ns ');
     expect(r.out).toMatch(/\| timer_rego_query_eval_ns +\| \d+ +\|/);
+  });
+});
+
+describe('--partial with --metrics', () => {
+  it('puts OPA timer metrics before partial (json), with the partial evaluation timer', async () => {
+    const r = await run('-d', policy, '--partial', '--metrics', 'data.rbac.allow');
+    expect(r.code).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(Object.keys(o)).toEqual(['metrics', 'partial']);
+    expect(Object.keys(o.metrics)).toEqual(opaTimers('timer_rego_partial_eval_ns'));
+    expect(o.partial.queries.length).toBeGreaterThan(0);
+    const plain = JSON.parse((await run('-d', policy, '--partial', 'data.rbac.allow')).out);
+    expect(plain).toEqual({ partial: o.partial });
+  });
+
+  it('prints the metrics table after the residue (pretty), and metrics beside errors (json)', async () => {
+    const r = await run('-d', policy, '--partial', '--instrument', '-f', 'pretty', 'input.x == 1');
+    expect(r.out.split('\n')[1]).toBe('| Query 1 | input.x == 1 |');
+    expect(r.out).toMatch(/\| timer_rego_partial_eval_ns +\| \d+ +\|/);
+    expect(r.out).toContain('| timer_query_compile_stage_parse_ns ');
+    const bad = await run('--partial', '--metrics', 'x :=');
+    expect(bad.code).toBe(2);
+    expect(Object.keys(JSON.parse(bad.out))).toEqual(['metrics', 'errors']);
   });
 });
 
