@@ -24,7 +24,7 @@ import { packagePath } from '../compiler/passes/pass.js';
 import { resolveRefs } from '../compiler/passes/resolve-refs.js';
 import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
-import { capabilities } from '../runtime/builtins/catalog.js';
+import { FUTURE_KEYWORDS, capabilities } from '../runtime/builtins/catalog.js';
 import { checkSchemaSet, loadSchemaSet } from './eval-schema-set.js';
 import { capabilitiesOf } from './capabilities.js';
 
@@ -140,14 +140,15 @@ export function throwAll(errors: RegoError[]): void {
  */
 export function parserCapabilityErrors(capabilitiesArg: string | undefined, modules: readonly ({ regoVersion?: number } | Module)[]): RegoError[] {
   if (capabilitiesArg === undefined) return [];
-  const features = capabilityLimits(capabilitiesArg).features;
+  const limits = capabilityLimits(capabilitiesArg);
+  const features = limits.features;
   if (!features.has('rego_v1') && modules.some((m) => m.regoVersion === 1)) {
     return [new RegoError('rego_parse_error', 'illegal capabilities: rego_v1 feature required for parsing v1 Rego')];
   }
   const errors: RegoError[] = [];
   for (const m of modules) {
     if (!('rules' in m)) continue;
-    if (m.regoVersion === 0) errors.push(...v0ImportErrors(m, capabilitiesArg, features));
+    if (m.regoVersion === 0) errors.push(...v0ImportErrors(m, limits));
     if (features.has('template_strings')) continue;
     walkTerms(m, (t: Term) => {
       if (t.kind === 'template') errors.push(new RegoError('rego_parse_error', 'template strings are not supported by current capabilities', t.loc));
@@ -167,17 +168,15 @@ function withSourceLine(e: RegoError): RegoError {
   }
 }
 
-const V0_FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in'];
-
 /**
  * OPA's Parser.futureImport and regoV1Import for a v0 module: `future.keywords.X` must
  * be a keyword the capabilities allow (their future_keywords, and every v0 one with the
  * rego_v1 feature), and `rego.v1` needs the rego_v1_import or rego_v1 feature.
  */
-function v0ImportErrors(m: Module, capabilitiesArg: string, features: Set<string>): RegoError[] {
+function v0ImportErrors(m: Module, { features, futureKeywords }: CapabilityLimits): RegoError[] {
   const errors: RegoError[] = [];
-  const allowed = new Set(capabilityLimits(capabilitiesArg).futureKeywords);
-  if (features.has('rego_v1')) for (const k of V0_FUTURE_KEYWORDS) allowed.add(k);
+  const allowed = new Set(futureKeywords);
+  if (features.has('rego_v1')) for (const k of FUTURE_KEYWORDS) allowed.add(k);
   for (const imp of m.imports) {
     const t = imp.path;
     if (t.kind !== 'ref' || t.head.kind !== 'var') continue;

@@ -20,8 +20,7 @@
 // timers (load, module parse and compile, query parse and compile, partial eval) as a
 // `metrics` member before `partial` (json) or a table after the residue (pretty).
 import type { Body, Module, Term } from '../compiler/index.js';
-import { bodyToJSON, compile, formatModule, mapBody, mapTerm, moduleToJSON, partialEval, preparePartial, stringifyOpaJSON, type CompiledPolicy, type PartialResult, type PartialRunOptions } from '../compiler/index.js';
-import type { PartialPrepareOptions } from '../compiler/partial/index.js';
+import { bodyToJSON, compile, formatModule, mapBody, mapTerm, moduleToJSON, partialEval, stringifyOpaJSON } from '../compiler/index.js';
 import { formatBody } from '../compiler/ast/print.js';
 import { EvalSetupError, loadForEval } from './eval-load.js';
 import { InputError } from './loader.js';
@@ -38,7 +37,8 @@ export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<Partia
   const metrics: Record<string, number> | undefined = req.metrics || req.instrument ? {} : undefined;
   try {
     const input = readInput(req, io);
-    const { loaded, policy } = metrics ? await (await import('./eval-run.js')).loadAndCompileTimed(req, metrics) : await loadAndCompile(req);
+    const timing = metrics ? await import('./eval-run.js') : undefined;
+    const { loaded, policy } = timing ? await timing.loadAndCompileTimed(req, metrics!) : await loadAndCompile(req);
     const opts = {
       unknowns: req.unknowns && req.unknowns.length > 0 ? req.unknowns : ['input'],
       // shallow inlining (no rule depending on unknowns inlined) as `regent build -O 1` does it
@@ -50,7 +50,7 @@ export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<Partia
       data: loaded.data,
       ...(req.timeoutMs !== undefined ? { deadline: Date.now() + req.timeoutMs } : {}),
     };
-    const r = metrics ? timedPartial(policy, req, opts, run, metrics) : partialEval(policy, req.query, { ...opts, ...run });
+    const r = timing ? timing.partialEvalTimed(policy, req, opts, run, metrics!) : partialEval(policy, req.query, { ...opts, ...run });
     return { ok: true, queries: r.queries, support: r.support, ...(metrics ? { metrics } : {}) };
   } catch (error) {
     return { ok: false, error, ...(metrics ? { metrics } : {}) };
@@ -60,25 +60,6 @@ export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<Partia
 async function loadAndCompile(req: EvalRequest) {
   const loaded = await loadForEval(req);
   return { loaded, policy: compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) }) };
-}
-
-/**
- * Prepare and run a partial evaluation recording OPA's timers: the query's parse and
- * compile (`timer_rego_query_parse_ns`, `timer_rego_query_compile_ns`, and the stage
- * timers with --instrument) and `timer_rego_partial_eval_ns`.
- */
-function timedPartial(policy: CompiledPolicy, req: EvalRequest, opts: PartialPrepareOptions, run: PartialRunOptions, metrics: Record<string, number>): PartialResult {
-  const stages: Record<string, number> = {};
-  let t = process.hrtime.bigint();
-  const prepared = preparePartial(policy, req.query, { ...opts, stageTimers: stages });
-  const queryNs = Number(process.hrtime.bigint() - t);
-  metrics.timer_rego_query_parse_ns = stages.timer_query_compile_stage_parse_ns ?? 0;
-  metrics.timer_rego_query_compile_ns = Math.max(0, queryNs - metrics.timer_rego_query_parse_ns);
-  if (req.instrument) Object.assign(metrics, stages);
-  t = process.hrtime.bigint();
-  const r = prepared.eval(run);
-  metrics.timer_rego_partial_eval_ns = Number(process.hrtime.bigint() - t);
-  return r;
 }
 
 /** `$_02` → `$02`, OPA's spelling of generated vars. */

@@ -5,8 +5,10 @@
 // does), resolves the query in its package/imports context (cli/eval-context.ts), and
 // evaluates: with the reference interpreter's trace when profiling or measuring
 // coverage, else with the compiled policy. Output: cli/eval-instrument.ts, through
-// cli/eval-formats.ts (eval.ts's render).
-import { compile } from '../compiler/policy.js';
+// cli/eval-formats.ts (eval.ts's render). Also the timed load, compile and partial
+// evaluation of `eval --partial --metrics` (cli/eval-partial.ts).
+import { compile, type CompiledPolicy } from '../compiler/policy.js';
+import { preparePartial, type PartialPrepareOptions, type PartialResult, type PartialRunOptions } from '../compiler/partial/index.js';
 import { parseQuery } from '../compiler/parser/index.js';
 import { RegoErrors } from '../compiler/source/diagnostics.js';
 import type { ResultRow } from '../compiler/api.js';
@@ -39,7 +41,7 @@ export function isInstrumented(req: EvalRequest & InstrumentOptions): boolean {
   return !!(req.metrics || req.instrument || req.profile || req.coverage || req.package !== undefined || (req.imports?.length ?? 0) > 0 || req.capabilities !== undefined || req.schema !== undefined);
 }
 
-export const since = (t: bigint): number => Number(nowNs() - t);
+const since = (t: bigint): number => Number(nowNs() - t);
 
 /**
  * Load the files and compile them, recording OPA's `timer_rego_load_files_ns`,
@@ -60,6 +62,25 @@ export async function loadAndCompileTimed(req: EvalRequest & InstrumentOptions, 
   metrics.timer_rego_module_compile_ns = passNs;
   if (req.instrument) Object.assign(metrics, stages);
   return { loaded, policy, v0 };
+}
+
+/**
+ * Prepare and run a partial evaluation recording OPA's timers: the query's parse and
+ * compile (`timer_rego_query_parse_ns`, `timer_rego_query_compile_ns`, and the stage
+ * timers with --instrument) and `timer_rego_partial_eval_ns`.
+ */
+export function partialEvalTimed(policy: CompiledPolicy, req: EvalRequest, opts: PartialPrepareOptions, run: PartialRunOptions, metrics: Record<string, number>): PartialResult {
+  const stages: Record<string, number> = {};
+  let t = nowNs();
+  const prepared = preparePartial(policy, req.query, { ...opts, stageTimers: stages });
+  const queryNs = since(t);
+  metrics.timer_rego_query_parse_ns = stages.timer_query_compile_stage_parse_ns ?? 0;
+  metrics.timer_rego_query_compile_ns = Math.max(0, queryNs - metrics.timer_rego_query_parse_ns);
+  if (req.instrument) Object.assign(metrics, stages);
+  t = nowNs();
+  const r = prepared.eval(run);
+  metrics.timer_rego_partial_eval_ns = since(t);
+  return r;
 }
 
 /** Load, compile, check and evaluate with the requested instrumentation. Never throws. */

@@ -9,12 +9,8 @@
 // tests (`%8d` N, then each metric in Go's prettyPrint widths), gobench names them
 // `BenchmarkDataPkgTestX`; json adds `benchmark_result` to each result. Regent cannot
 // count allocations, so the B/op and allocs/op columns of --benchmem are not printed.
-// `--ignore GLOB` drops files and directories whose name matches a glob while loading.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, relative, sep } from 'node:path';
 import type { CompiledPolicy } from '../compiler/policy.js';
 import { RObject, type Value } from '../runtime/value/index.js';
-import { LoadError, ignoredPath, mergeAt, readDataFile, splitPrefix, walkKept, type Loaded } from './loader.js';
 import { errorLine, toOutputErrors } from './output.js';
 import type { TestCase, TestResult } from './test-runner.js';
 
@@ -104,28 +100,4 @@ export function benchmarkLine(r: BenchTestResult, goBench: boolean): string {
   let name = `${r.pkg}.${r.name}`;
   if (goBench) name = 'Benchmark' + name.replace(/_/g, '.').split('.').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
   return `${name}\t${benchmarkString(r.benchmark)}`;
-}
-
-/**
- * Load test paths as loadPaths does, leaving out every file or directory below a
- * given path whose name matches one of the globs (OPA's `--ignore`).
- */
-export function loadIgnoring(paths: string[], ignore: string[]): Loaded {
-  const ignored = ignoredPath(ignore);
-  const result: Loaded = { modules: [], data: new RObject(), manifests: {}, v0: false };
-  for (const arg of paths) {
-    const { prefix, path } = splitPrefix(arg);
-    if (!existsSync(path)) throw new LoadError(`stat ${path}: no such file or directory`);
-    const dir = statSync(path).isDirectory();
-    const files = dir ? walkKept(path, ignored) : [path];
-    for (const f of files) {
-      const ext = extname(f).toLowerCase();
-      if (ext === '.rego') result.modules.push({ file: f, text: readFileSync(f, 'utf8') });
-      else if (['.json', '.yaml', '.yml'].includes(ext)) {
-        const at = dir ? relative(path, f).split(sep).slice(0, -1).filter((s) => s !== '' && s !== '.') : [];
-        mergeAt(result.data, [...prefix, ...at], readDataFile(f), f);
-      }
-    }
-  }
-  return result;
 }

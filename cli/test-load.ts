@@ -1,7 +1,7 @@
 // Loading the paths of `regent test`, as OPA's tester loads them (v1/tester/runner.go):
 //  * by default every .rego, .json and .yaml file under the paths (and `.tar.gz`
-//    bundles named directly), through cli/loader.ts (loadAll), or test-bench.ts's
-//    loadIgnoring with --ignore; parse errors are loading errors
+//    bundles named directly), through cli/loader.ts (loadAll, --ignore globs
+//    included); parse errors are loading errors
 //    (`1 error occurred during loading: …`);
 //  * with -b/--bundle each path is a bundle (LoadBundlesWithParserOptions): a
 //    directory read with bundle conventions (runtime/bundles readBundleDir: .manifest,
@@ -26,7 +26,6 @@ import { RObject } from '../runtime/value/index.js';
 import { BundleError } from '../runtime/bundles/errors.js';
 import { globToRegExp, loadAll, mergeAt, splitPrefix } from './loader.js';
 import { errorsText, toOutputErrors, type IO } from './output.js';
-import { loadIgnoring } from './test-bench.js';
 import { parseTestModules } from './test-runner.js';
 import { loadingErrorsText } from './test-report.js';
 
@@ -61,7 +60,7 @@ export async function loadTestSuite(opts: LoadOptions): Promise<TestSuite> {
 
 async function loadFiles(opts: LoadOptions): Promise<TestSuite> {
   try {
-    const loaded = opts.ignore.length > 0 ? loadIgnoring(opts.paths, opts.ignore) : await loadAll(opts.paths, [], { v0Compatible: opts.v0 });
+    const loaded = await loadAll(opts.paths, [], { v0Compatible: opts.v0, ignore: opts.ignore });
     const v0 = opts.v0 || loaded.v0;
     return { modules: parseTestModules(loaded.modules, v0), data: loaded.data, v0, sources: sourcesOf(loaded.modules) };
   } catch (e) {
