@@ -21,7 +21,7 @@ export const plan: Pass = {
         if (e instanceof RegoError) state.errors.push(e);
         else if (e instanceof RegoErrors) state.errors.push(...e.errors); // every unsafe var of a body
         else throw e;
-        groups.push({ id: g.id, kind: g.kind, path: g.path, defs: [], node: g.node });
+        groups.push({ id: g.id, kind: g.kind, path: g.path, defs: [], node: g.node, arity: g.arity, leafSet: g.leafSet, default: undefined, defaultLoc: undefined, index: undefined });
       }
     }
     state.ir = { groups, nodes: tree.nodes };

@@ -14,9 +14,8 @@ export const ruleIndex: Pass = {
   name: 'rule-index',
   run(state) {
     for (const g of state.ir!.groups) {
-      const index = buildIndex(g);
-      if (index) g.index = index;
-      else delete g.index;
+      // Assigned, never deleted: a deleted field would give the group its own hidden class.
+      g.index = buildIndex(g) ?? undefined;
     }
   },
   dump: (state) =>

@@ -14,7 +14,9 @@ import type { Value } from '../../runtime/value/value.js';
 export function planGroup(ctx: PlanContext, g: GroupInfo): RuleGroup {
   const planner = new BodyPlanner(ctx);
   const defs = g.rules.map((r) => planDef(planner, g, r.rule, r.keys, r.rule.head.args ?? []));
-  const out: RuleGroup = { id: g.id, kind: g.kind, path: g.path, defs, node: g.node, arity: g.arity, leafSet: g.leafSet };
+  // Every field present from the start, undefined or not: all groups then share one
+  // hidden class in V8, so the back ends' reads of `g.kind`, `g.default`, … stay monomorphic.
+  const out: RuleGroup = { id: g.id, kind: g.kind, path: g.path, defs, node: g.node, arity: g.arity, leafSet: g.leafSet, default: undefined, defaultLoc: undefined, index: undefined };
   if (g.defaultRule) {
     out.default = constValue(planner, g.defaultRule);
     out.defaultLoc = g.defaultRule.rule.loc;

@@ -185,6 +185,19 @@ export class EvalContext implements BuiltinContext {
   }
 
   /**
+   * Counts `n` steps at once: a generated loop about to run `n` items whose body does
+   * only bounded work (compiler/codegen/js/emit.ts steps). As with tick(), the deadline
+   * is checked whenever the count passes a multiple of 1,024.
+   */
+  countSteps(n: number): void {
+    const before = this.steps;
+    const after = before + n;
+    this.steps = after;
+    // The 1,024 blocks of `before` and `after` differ (int32 bits, as tick()'s mask).
+    if ((before ^ after) >> 10 !== 0) this.checkDeadline();
+  }
+
+  /**
    * Throws eval_cancel_error once the deadline has passed or the heap is above its
    * ceiling (limits.ts); generated loops call it every 1024 steps.
    */

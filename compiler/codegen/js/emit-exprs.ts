@@ -96,6 +96,14 @@ export abstract class ExprEmitter {
   /** Whether the last functionSource() kept slots in locals (the caller then needs no frame). */
   usedLocals = false;
   /**
+   * Code emitted so far that does work, or keeps memory, not bounded by the generated
+   * code itself: calls of builtins, user functions, rules, closures and sinks, and
+   * collection literals. A loop whose body adds none counts its steps on entry instead
+   * of on every iteration (Emitter.steps).
+   */
+  /** @internal (emit-inline.ts, emit-inline-call.ts) */
+  unbounded = 0;
+  /**
    * Reads of input and data (`data.user_roles[input.user]`) repeated in one generated
    * function: their value cannot change during one call (the function's `c` is fixed), so
    * a second occurrence reuses the first's (see reuse). Counted in a first emission, used
@@ -126,12 +134,14 @@ export abstract class ExprEmitter {
 
   protected closure(e: Expr): Code {
     if (this.locals) throw new NeedsFrame();
+    this.unbounded++;
     this.tables.CL.push(this.cc.expr(e));
     return _`CL[${this.tables.CL.length - 1}](f, c)`;
   }
 
   /** @internal (emit-direct.ts) */
   builtin(name: string, loc: Location): Code {
+    this.unbounded++;
     this.tables.B.push(this.cc.builtin(name, loc));
     return _`B[${this.tables.B.length - 1}]`;
   }
@@ -196,10 +206,13 @@ export abstract class ExprEmitter {
         return this.read(e, fail, pre);
       }
       case 'rule':
+        this.unbounded++;
         return this.checked(_`ops.evalGroup(${this.k(e.group)}, c)`, fail, pre);
       case 'vdoc':
+        this.unbounded++;
         return this.checked(_`ops.vdoc(${this.k(e.node)}, c)`, fail, pre);
       case 'vdocdot': {
+        this.unbounded++;
         const key = this.expr(e.key, fail, pre);
         return this.checked(_`ops.vdocKey(${this.k(e.node)}, ${key}, c)`, fail, pre);
       }
@@ -210,6 +223,7 @@ export abstract class ExprEmitter {
         const loc = this.k(e.loc);
         const direct = e.name === 'internal.member_2' ? _`rt.member(${args[0] ?? _`undefined`}, ${args[1] ?? _`undefined`})` : undefined;
         if (direct && args.length === 2) {
+          this.unbounded++;
           // Membership cannot fail either: call it directly unless `with` replaced it.
           return this.checked(_`(plain ? ${direct} : ops.callByName(${name}, [${args[0]!}, ${args[1]!}], c, ${loc}))`, fail, pre);
         }
@@ -227,19 +241,24 @@ export abstract class ExprEmitter {
         const args = e.args.map((a) => this.expr(a, fail, pre));
         const inlined = this.inlineCall(e, args, fail, pre);
         if (inlined !== undefined) return inlined;
+        this.unbounded++;
         return this.checked(_`ops.callFunction(${this.k(e.group)}, [${join(args, new Code(', '))}], c, ${this.k(e.loc)})`, fail, pre);
       }
       case 'array': {
+        this.unbounded++;
         const items = e.items.map((a) => this.expr(a, fail, pre));
         return _`[${join(items, new Code(', '))}]`;
       }
       case 'set': {
+        this.unbounded++;
         const items = e.items.map((a) => this.expr(a, fail, pre));
         return _`RSet.of([${join(items, new Code(', '))}])`;
       }
       case 'compr':
+        this.unbounded++;
         return this.comprehension(e, pre);
       case 'object': {
+        this.unbounded++;
         if (constantStringKeys(e.entries)) return stringKeyedObject(this, e.entries, fail, pre);
         // Entry by entry, as closures.ts: key, value (undefined leaves), then setUnique
         // (a repeated key with another value is an error).

@@ -97,6 +97,8 @@ export function inlineCall(e: ExprEmitter, call: Expr & { k: 'callfn' }, args: C
     e.fnDepth--;
   }
   const fallback = fn.default === undefined ? new Code('') : _`${r} = ${e.k(fn.default)};`;
+  // The call under a mock (`plain` false) goes through ops.callFunction, whose work is unbounded.
+  e.unbounded++;
   pre.push(
     ...args.map((a, i) => _`const ${argNames[i]!} = ${a};`),
     _`let ${r};`,

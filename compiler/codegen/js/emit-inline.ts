@@ -115,6 +115,8 @@ export function inlineTest(e: Emitter, s: Stmt & { k: 'test' }, fail: Name): Cod
     e.slotPrefix = '';
   }
   const t = e.names.next('t');
+  // The fallback evaluates the rule (ops.evalGroup): unbounded work.
+  e.unbounded++;
   return join([
     _`let ${found} = false;`,
     _`if (c.dataOverrides === undefined) { ${done}: {`,

@@ -160,6 +160,8 @@ export class Emitter extends ExprEmitter {
     const head = params === undefined ? new Code('') : join(params.map((p, i) => this.pattern(p, _`f[${i}]`, top)));
     const success = (fail: Name): Code => {
       if (value === 'exists') return _`return true;`;
+      // The sink may do any work (the caller's continuation).
+      this.unbounded++;
       if (!value) return _`if (sink(f, c)) return true;`;
       const pre: Code[] = [];
       const v = this.expr(value, fail, pre);
@@ -244,13 +246,15 @@ export class Emitter extends ExprEmitter {
         const i = this.names.next('i');
         const inner = this.names.next('L');
         const def = this.builtin(s.name, s.loc);
+        const mark = this.unbounded;
+        const body = join([this.pattern(s.out, _`${r}[${i}]`, inner), rest(inner)]);
+        const { entry, each } = this.steps(mark, _`${r}.length`);
         return join([
           ...pre,
           _`const ${r} = X.relation(${def}, ${this.k(s.name)}, [${join(args, new Code(', '))}], c, ${this.k(s.loc)});`,
-          _`if (Array.isArray(${r})) for (let ${i} = 0; ${i} < ${r}.length; ${i}++) { ${TICK} ${inner}: {`,
-          this.pattern(s.out, _`${r}[${i}]`, inner),
-          rest(inner),
-          _`} }`,
+          _`if (Array.isArray(${r})) { ${entry} for (let ${i} = 0; ${i} < ${r}.length; ${i}++) { ${each} ${inner}: {`,
+          body,
+          _`} } }`,
         ]);
       }
       case 'not': {
@@ -262,6 +266,7 @@ export class Emitter extends ExprEmitter {
       case 'every':
         return this.every(s, fail, rest, pre);
       case 'print': {
+        this.unbounded++;
         const args = s.args.map((a) => this.closure(a));
         return join([_`X.print([${join(args, new Code(', '))}], c);`, rest(fail)]);
       }
@@ -283,15 +288,30 @@ export class Emitter extends ExprEmitter {
     }
     const i = this.names.next('i');
     const { code, keys, values } = this.members(src);
+    const mark = this.unbounded;
+    const body = join([this.pattern(s.key, _`(${keys} === null ? ${i} : ${keys}[${i}])`, inner), this.pattern(s.value, _`${values}[${i}]`, inner), rest(inner)]);
+    const { entry, each } = this.steps(mark, _`${values}.length`);
     return join([
       ...pre,
       code,
-      _`if (${values} !== undefined) for (let ${i} = 0; ${i} < ${values}.length; ${i}++) { ${TICK} ${inner}: {`,
-      this.pattern(s.key, _`(${keys} === null ? ${i} : ${keys}[${i}])`, inner),
-      this.pattern(s.value, _`${values}[${i}]`, inner),
-      rest(inner),
-      _`} }`,
+      _`if (${values} !== undefined) { ${entry} for (let ${i} = 0; ${i} < ${values}.length; ${i}++) { ${each} ${inner}: {`,
+      body,
+      _`} } }`,
     ]);
+  }
+
+  /**
+   * How a loop over `length` items counts its steps (c.steps, which the deadline and heap
+   * checks follow). When its body, emitted since `mark`, calls and allocates nothing
+   * unbounded (ExprEmitter.unbounded: only reads, comparisons, bindings and local
+   * results), all at once on entry (EvalContext.countSteps): its iterations then hold no
+   * call, which lets V8 keep loop-invariant loads out of the loop (the RBAC decision's
+   * inner loop, about 10%). Every iteration's cost is then bounded, so a check on entry
+   * delays the deadline by at most one pass over one collection, and nested loops still
+   * count each pass on its own entry. Otherwise one step per iteration (TICK).
+   */
+  private steps(mark: number, length: Code): { entry: Code; each: Code } {
+    return this.unbounded === mark ? { entry: _`c.countSteps(${length});`, each: EMPTY } : { entry: EMPTY, each: TICK };
   }
 
   /** Run the set rule's definitions directly (its members cannot be observed in order). */
@@ -318,6 +338,8 @@ export class Emitter extends ExprEmitter {
 
   private generatorCallback(s: Stmt & { k: 'scan' }, rest: (fail: Name) => Code, inner: Name, v: Name, open: Code, close: Code): Code {
     if (s.source.k !== 'rule') throw new Error('generatorScan: not a rule');
+    // The generator evaluates the set rule: unbounded work for an enclosing loop.
+    this.unbounded++;
     return join([
       _`if (${open}ops.generateSet(${this.k(s.source.group)}, c, (${v}) => { ${TICK} ${inner}: {`,
       this.pattern(s.key, v, inner),
@@ -347,14 +369,19 @@ export class Emitter extends ExprEmitter {
     const i = this.names.next('i');
     const hit = this.names.next('n');
     const label = this.names.next('L');
-    const body = this.block(s.body, 0, label, () => _`${hit} = true; break ${label};`, false);
+    const mark = this.unbounded;
+    const body = join([
+      this.pattern(s.key, _`(${m}.keys === null ? ${i} : ${m}.keys[${i}])`, label),
+      this.pattern(s.value, _`${m}.values[${i}]`, label),
+      this.block(s.body, 0, label, () => _`${hit} = true; break ${label};`, false),
+    ]);
+    const { entry, each } = this.steps(mark, _`${m}.values.length`);
     return join([
       ...pre,
       _`const ${m} = rt.members(${d}, 0);`,
       _`if (${m} === undefined) break ${fail};`,
-      _`for (let ${i} = 0; ${i} < ${m}.values.length; ${i}++) { ${TICK} let ${hit} = false; ${label}: {`,
-      this.pattern(s.key, _`(${m}.keys === null ? ${i} : ${m}.keys[${i}])`, label),
-      this.pattern(s.value, _`${m}.values[${i}]`, label),
+      entry,
+      _`for (let ${i} = 0; ${i} < ${m}.values.length; ${i}++) { ${each} let ${hit} = false; ${label}: {`,
       body,
       _`} if (!${hit}) break ${fail}; }`,
       rest(fail),
