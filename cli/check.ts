@@ -22,7 +22,7 @@ import { compile, parseModule } from '../compiler/index.js';
 import { UsageError, bool, formatHelp, parseArgs, str, type FlagSpec } from './args.js';
 import { usageFailed } from './usage.js';
 import { LoadError, findRegoFiles } from './loader.js';
-import { extraChecks, parserCapabilityErrors } from './eval-context.js';
+import { capabilitiesFlagProblem, extraChecks, parserCapabilityErrors } from './eval-context.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO, type OutputError } from './output.js';
 import { sliceFlag } from './build-flags.js';
 import { bundleSources, checkRegoV1Files, pathConflicts } from './check-modes.js';
@@ -98,6 +98,10 @@ export function checkCommand(argv: string[], io: IO): number | Promise<number> {
     if (args.positionals.length === 0) throw new UsageError('specify at least one path to check');
     maxErrors = Number(str(args, 'max-errors') ?? '10');
     if (!Number.isInteger(maxErrors)) throw new UsageError(`invalid --max-errors value: ${str(args, 'max-errors')}`);
+    // A capabilities file or version that cannot be read is a bad flag value, as in OPA (capabilitiesFlag.Set).
+    const caps = str(args, 'capabilities');
+    const badCaps = caps === undefined ? undefined : capabilitiesFlagProblem(caps);
+    if (badCaps !== undefined) throw new UsageError(badCaps);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     return usageFailed(io, e.message, formatHelp(USAGE, DESCRIPTION, CHECK_FLAGS));

@@ -15,6 +15,7 @@ import { errorLine, toJSON, type OutputError } from './output.js';
 import { benchmarkLine, type BenchTestResult } from './test-bench.js';
 import type { TestResult } from './test-runner.js';
 import { failureLine, traceTable } from './test-trace.js';
+import { caseEntries, subResultsJSON, type SubResult } from './test-cases.js';
 
 /** OPA's loader.Errors text: `1 error occurred during loading: …` or `N errors occurred during loading:` + lines. */
 export function loadingErrorsText(errs: OutputError[]): string {
@@ -75,14 +76,16 @@ export function prettyReport(results: TestResult[], options: boolean | ReportOpt
   const opts: ReportOptions = typeof options === 'boolean' ? { verbose: options } : options;
   let out = '';
   const failures = results.filter((r) => r.status === 'fail');
-  if (failures.length > 0 && (opts.verbose || opts.failureLine)) {
+  const counts = { pass: 0, fail: 0, skip: 0, error: 0 };
+  for (const r of results) {
+    // A test with cases counts its leaf cases (OPA's PrettyReporter).
+    if (r.subResults && (r.status === 'pass' || r.status === 'fail')) {
+      for (const [, sr] of caseEntries(r.subResults)) if (sr.subResults.size === 0) counts[sr.fail ? 'fail' : 'pass']++;
+    } else counts[r.status]++;
+  }
+  if (counts.fail > 0 && (opts.verbose || opts.failureLine)) {
     out += 'FAILURES\n' + HL;
-    for (const f of failures) {
-      out += resultLine(f) + '\n';
-      if (opts.verbose) out += '\n' + traceTable(f.events, opts.localVars);
-      if (opts.failureLine) out += '\n' + failureLine(f.events, opts.sources ?? new Map());
-      out += '\n';
-    }
+    for (const f of failures) out += resultLine(f) + '\n' + failureDetails(f, opts) + '\n';
     out += 'SUMMARY\n' + HL;
   }
   let dirty = false;
@@ -96,20 +99,49 @@ export function prettyReport(results: TestResult[], options: boolean | ReportOpt
       }
       dirty = true;
       out += resultLine(r) + '\n';
+      for (const [path, sr] of r.subResults ? caseEntries(r.subResults) : []) if (sr.fail || opts.verbose) out += '  '.repeat(path.length) + caseLine(sr) + '\n';
       if (r.output) out += '\n' + indent(r.output.trim()) + '\n\n';
     }
     if (r.error) out += `  ${r.error}\n`;
   }
   if (dirty) out += HL;
-  const total = results.length;
-  const count = (s: TestResult['status']) => results.filter((r) => r.status === s).length;
+  const total = counts.pass + counts.fail + counts.skip + counts.error;
   const lines: [string, number][] = [
-    ['PASS', count('pass')],
-    ['FAIL', count('fail')],
-    ['SKIPPED', count('skip')],
-    ['ERROR', count('error')],
+    ['PASS', counts.pass],
+    ['FAIL', counts.fail],
+    ['SKIPPED', counts.skip],
+    ['ERROR', counts.error],
   ];
   for (const [label, n] of lines) if (n > 0) out += `${label}: ${n}/${total}\n`;
+  return out;
+}
+
+function caseLine(sr: SubResult): string {
+  return `${sr.name}: ${sr.fail ? 'FAIL' : 'PASS'}`;
+}
+
+/**
+ * What FAILURES shows under a failing test (printFailure): its trace (-v) and failure
+ * line (--var-values); for a test with cases, the trace of the whole test, then each
+ * failed leaf case under its lineage with the failure line of its own part of the trace.
+ */
+function failureDetails(f: TestResult, opts: ReportOptions): string {
+  const sources = opts.sources ?? new Map<string, string>();
+  if (!f.subResults) {
+    let out = '';
+    if (opts.verbose) out += '\n' + traceTable(f.events, opts.localVars);
+    if (opts.failureLine) out += '\n' + failureLine(f.events, sources);
+    return out;
+  }
+  let out = opts.verbose ? '\n' + traceTable(f.events, opts.localVars) : '';
+  out += '\n';
+  for (const [path, sr] of caseEntries(f.subResults)) {
+    if (!sr.fail || sr.subResults.size > 0) continue;
+    // The full lineage of the failed leaf, each name indented one step further.
+    path.forEach((name, i) => (out += '  '.repeat(i + 1) + `${name}: FAIL\n`));
+    const by = 2 * (path.length + 1);
+    if (opts.failureLine) out += ' '.repeat(by) + '\n' + failureLine(sr.events, sources, by);
+  }
   return out;
 }
 
@@ -123,6 +155,7 @@ function eventJSON(e: TestResult['events'][number]): Record<string, unknown> {
 export function resultJSON(r: TestResult): Record<string, unknown> {
   return {
     location: { file: r.file, row: r.row, col: r.col },
+    ...(r.subResults ? { sub_results: subResultsJSON(r.subResults) } : {}),
     package: r.pkg,
     name: r.name,
     ...(r.status === 'fail' ? { fail: true } : {}),

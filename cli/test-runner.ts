@@ -18,8 +18,9 @@ import { parseModule } from '../compiler/parser/index.js';
 import { compileModules, type CompiledPolicy } from '../compiler/policy.js';
 import { RegoError, RegoErrors, WasmBackend, compileSupportedWasm, createBackend, prepareInterpreted, type TraceEvent } from '../compiler/index.js';
 import type { SourceFile } from '../compiler/api.js';
-import { RObject, type Value } from '../runtime/value/index.js';
+import type { Value } from '../runtime/value/index.js';
 import { errorLine, toOutputErrors } from './output.js';
+import { injectTestCaseCalls, subResults, type SubResult } from './test-cases.js';
 
 export const TEST_PREFIX = 'test_';
 export const SKIP_TEST_PREFIX = 'todo_test_';
@@ -39,6 +40,8 @@ export interface TestResult {
   events: TraceEvent[];
   /** print() output. */
   output: string;
+  /** The cases of a test with cases (cli/test-cases.ts), when it has any. */
+  subResults?: Map<string, SubResult>;
 }
 
 export interface TestCase {
@@ -75,6 +78,7 @@ export function parseTestModules(files: SourceFile[], v0Compatible: boolean): Mo
 /** Compile parsed modules for a test run, renaming duplicate tests first. */
 export function compileTests(modules: Module[], v0Compatible: boolean): CompiledPolicy {
   rewriteDuplicateTestNames(modules);
+  injectTestCaseCalls(modules);
   return compileModules({ opts: { v0Compatible }, modules, errors: [] });
 }
 
@@ -172,12 +176,6 @@ export function findTests(modules: Module[]): TestCase[] {
   return out;
 }
 
-/** OPA's subResults verdict: an object whose every leaf is `true`. */
-export function objectPasses(v: Value | undefined): boolean {
-  if (!(v instanceof RObject) || v.size === 0) return false;
-  return v.entries().every(([, x]) => (x instanceof RObject ? objectPasses(x) : x === true));
-}
-
 export interface RunOptions {
   data: unknown;
   timeoutMs: number;
@@ -190,14 +188,19 @@ export function runTest(policy: CompiledPolicy, t: TestCase, opts: RunOptions): 
   if (t.skip) return { ...base, status: 'skip', durationNs: 0 };
   let output = '';
   const start = process.hrtime.bigint();
-  const done = (r: Pick<TestResult, 'status' | 'error' | 'events'>): TestResult => ({ ...base, ...r, output, durationNs: Number(process.hrtime.bigint() - start) });
+  const done = (r: Pick<TestResult, 'status' | 'error' | 'events' | 'subResults'>): TestResult => ({ ...base, ...r, output, durationNs: Number(process.hrtime.bigint() - start) });
   try {
-    const evalOpts = { data: opts.data as never, deadline: Date.now() + opts.timeoutMs, print: (m: string) => void (output += m + '\n') };
+    const testCases: { path: Value; at: number }[] = [];
+    const evalOpts = { data: opts.data as never, deadline: Date.now() + opts.timeoutMs, print: (m: string) => void (output += m + '\n'), testCases };
     const traced = opts.trace ? prepareInterpreted(policy, t.queryText).evalWithTrace(evalOpts) : { rows: policy.prepare(t.queryText).eval(evalOpts), events: [] };
     if ('error' in traced && traced.error !== undefined) return done({ status: 'error', error: errorLine(toOutputErrors(traced.error)[0]!), events: traced.events });
     const value = traced.rows[0]?.expressions[0]?.value;
-    const ok = t.object ? objectPasses(value) : value === true;
-    return done({ status: ok ? 'pass' : 'fail', events: traced.events });
+    if (t.object) {
+      // OPA: a partial object of cases; each case is a sub-result (cli/test-cases.ts).
+      const cases = subResults(value, testCases, traced.events);
+      return done({ status: cases.fail ? 'fail' : 'pass', events: traced.events, ...(cases.results.size > 0 ? { subResults: cases.results } : {}) });
+    }
+    return done({ status: value === true ? 'pass' : 'fail', events: traced.events });
   } catch (e) {
     return done({ status: 'error', error: errorLine(toOutputErrors(e)[0]!), events: [] });
   }
@@ -235,8 +238,12 @@ export async function runWasmTests(policy: CompiledPolicy, tests: TestCase[], op
     const since = () => Number(process.hrtime.bigint() - start);
     try {
       const value = backend.decideInWasm(path!, { deadline: Date.now() + opts.timeoutMs, print: (m: string) => void (output += m + '\n') });
-      const ok = t.object ? objectPasses(value) : value === true;
-      return { ...base, output, status: ok ? 'pass' : 'fail', durationNs: since() };
+      if (t.object) {
+        // The cases of the value (no calls are recorded in Wasm: failed cases are not listed).
+        const cases = subResults(value, [], []);
+        return { ...base, output, status: cases.fail ? 'fail' : 'pass', durationNs: since(), ...(cases.results.size > 0 ? { subResults: cases.results } : {}) };
+      }
+      return { ...base, output, status: value === true ? 'pass' : 'fail', durationNs: since() };
     } catch (e) {
       return { ...base, output, status: 'error', error: errorLine(toOutputErrors(e)[0] ?? { message: e instanceof Error ? e.message : String(e) }), durationNs: since() };
     }

@@ -128,13 +128,18 @@ function arrows(l: VarInfo[], valueAt: number): string {
   return out;
 }
 
-/** printFailure's failure line: `  file:row:` and the failing expression, or '' when there is none. */
-export function failureLine(events: TraceEvent[], sources: Map<string, string>): string {
+/**
+ * printFailure's failure line: `  file:row:` and the failing expression, or '' when there
+ * is none; written `by` spaces in (a test case's, under its lineage), where each write
+ * of OPA's indenting writer starts indented, the closing newline included.
+ */
+export function failureLine(events: TraceEvent[], sources: Map<string, string>, by = 0): string {
+  const pad = ' '.repeat(by);
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.op !== 'Fail' || !e.location || e.queryId === 0) continue;
     if (e.node?.type === 'expr' && e.node.node.body.type === 'every') continue;
-    return `  ${e.location.file}:${e.location.row}:\n` + indentWrite(prettyEvent(e, sources), 4) + '\n';
+    return `${pad}  ${e.location.file}:${e.location.row}:\n` + indentWrite(prettyEvent(e, sources), by + 4) + pad + '\n';
   }
   return '';
 }

@@ -47,6 +47,12 @@ export interface EvalOptions {
    * interpreter), not prepared decisions.
    */
   builtinErrors?: Error[];
+  /**
+   * Receives each `internal.test_case` argument (the test cases `opa test` injects,
+   * cli/test-cases.ts) with the number of trace events recorded before it (0 when the
+   * evaluation is not traced). Queries only, as builtinErrors.
+   */
+  testCases?: { path: Value; at: number }[];
 }
 
 /** One expression of a query result row, as `opa eval --format json` prints it. */

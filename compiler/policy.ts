@@ -19,6 +19,7 @@ import './builtin-parser.js'; // provides rego.parse_module's parser to the runt
 import { EvalContext } from '../runtime/eval/context.js';
 import { EvalError } from '../runtime/eval/errors.js';
 import { BUILTIN_ERRORS } from '../runtime/eval/rules.js';
+import { TEST_CASES } from '../runtime/builtins/rego.js';
 import { RObject } from '../runtime/value/collections.js';
 import type { Value } from '../runtime/value/value.js';
 
@@ -174,6 +175,7 @@ export class CompiledPolicy implements Policy {
         // into the context, and into a long-lived one that costs more than it saves.
         const ctx = ContextKeeper.fresh(opts);
         if (opts.builtinErrors) ctx.extras[BUILTIN_ERRORS] = opts.builtinErrors;
+        if (opts.testCases) ctx.extras[TEST_CASES] = (path: Value) => void opts.testCases!.push({ path, at: 0 });
         let frames;
         try {
           frames = run(ctx);

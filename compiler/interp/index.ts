@@ -15,6 +15,7 @@ import { EvalContext } from '../../runtime/eval/context.js';
 import { currentRuntimeInfo } from '../../runtime/eval/runtime-info.js';
 import { EvalError } from '../../runtime/eval/errors.js';
 import { BUILTIN_ERRORS } from '../../runtime/eval/rules.js';
+import { TEST_CASES } from '../../runtime/builtins/rego.js';
 import { RObject } from '../../runtime/value/collections.js';
 import { Interpreter } from './interpreter.js';
 import { Recorder, type Slots } from './frames.js';
@@ -97,6 +98,8 @@ function newContext(opts: EvalOptions, ip: Interpreter): EvalContext {
   const rec = ip.rec;
   if (rec) extras.trace = (note: string) => rec.emit('Note', ip.q, undefined, undefined, ip.cur?.loc, note);
   if (opts.builtinErrors) extras[BUILTIN_ERRORS] = opts.builtinErrors;
+  const cases = opts.testCases;
+  if (cases) extras[TEST_CASES] = (path: Value) => void cases.push({ path, at: rec ? rec.events.length : 0 });
   return new EvalContext(
     opts.input,
     opts.data ?? new RObject(),

@@ -7,7 +7,9 @@
 // they raise OPA's "must only be called within the scope of a rule" error.
 // internal.print is print's compiled form (an array of per-argument value sets),
 // internal.template_string the concatenation behind `$"…{x}…"`, internal.test_case
-// a no-op marker `opa test` uses. The planner handles `print(…)` calls itself;
+// the marker `opa test` injects into test rules with cases (cli/test-cases.ts): it
+// hands its argument to the recorder in the builtin context's extras under TEST_CASES,
+// when the caller put one there, and is true. The planner handles `print(…)` calls itself;
 // these implementations serve other callers (`with` replacements, direct calls).
 import type { BuiltinContext, BuiltinDef } from './types.js';
 import { T } from './types.js';
@@ -16,6 +18,9 @@ import { BuiltinError } from './errors.js';
 import type { Value } from '../value/value.js';
 import { RSet } from '../value/collections.js';
 import { formatPlain } from '../value/format.js';
+
+/** The extras key of the recorder of internal.test_case arguments (`opa test`'s test cases). */
+export const TEST_CASES = 'testCases';
 
 /**
  * Parses Rego source into OPA's JSON AST as a value, or throws a BuiltinError
@@ -85,7 +90,11 @@ const internalBuiltins: BuiltinDef[] = [
   },
   {
     decl: { name: 'internal.test_case', args: [T.arrayOf(T.any)] },
-    impl: () => true,
+    impl: (args, bctx) => {
+      const record = bctx.extras[TEST_CASES];
+      if (typeof record === 'function') (record as (path: Value) => void)(args[0]!);
+      return true;
+    },
   },
 ];
 

@@ -162,3 +162,15 @@ describe('check --rego-v1', () => {
     for (const flag of ['-b, --bundle', '--rego-v1', '--v1-compatible']) expect(out).toContain(flag);
   });
 });
+
+describe('check --capabilities', () => {
+  it('reports an unreadable file or unknown version as opa reports a bad flag value', async () => {
+    for (const arg of [at('missing-capabilities.json'), 'v0.16.0']) {
+      const r = await check('--capabilities', arg, at('ok/plain.rego'));
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+      expect(r.err.split('\n')[0]).toBe(`Error: invalid argument ${JSON.stringify(arg)} for "--capabilities" flag: no such file or capabilities version found: ${arg}`);
+    }
+    expect(await check('--capabilities', 'v1.0.0', at('ok/plain.rego'))).toEqual({ code: 0, out: '', err: '' });
+  });
+});
