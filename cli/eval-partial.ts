@@ -12,7 +12,8 @@
 //          (OPA's presentation.Source).
 // Errors: in the JSON for json, on stderr for pretty and source; exit code 2. As opa
 // eval, a partial result never counts as defined (its `result` is empty): --fail exits
-// 1 whenever there is no error, --fail-defined never fails. --count N evaluates N times.
+// 1 whenever there is no error, --fail-defined never fails. --count N evaluates N times
+// (with the timers: `aggregated_metrics` of the N runs in place of `metrics`).
 // Unknowns default to `input` (as OPA's `-u` default); --disable-inlining and
 // --nondeterminstic-builtins go to the partial evaluator; --shallow-inlining disables
 // inlining under all of `data` (as server/control-plane/builder/optimize.ts's level 1).
@@ -25,12 +26,16 @@ import { formatBody } from '../compiler/ast/print.js';
 import { EvalSetupError, loadForEval } from './eval-load.js';
 import { InputError } from './loader.js';
 import { errorsJSON, errorsText, toOutputErrors, type IO } from './output.js';
-import { prettyExtras } from './eval-instrument.js';
+import { aggregateMetrics, jsonExtras, prettyExtras } from './eval-instrument.js';
 import type { EvalRequest } from './eval.js';
 import { readInput } from './eval.js';
 
 /** A partial evaluation's residue or error; `metrics` (OPA's timers) with --metrics or --instrument. */
-export type PartialOutcome = ({ ok: true; queries: Body[]; support: Module[] } | { ok: false; error: unknown }) & { metrics?: Record<string, number> };
+export type PartialOutcome = ({ ok: true; queries: Body[]; support: Module[] } | { ok: false; error: unknown }) & {
+  metrics?: Record<string, number>;
+  /** With --count N > 1, OPA's aggregated_metrics of the N runs in place of `metrics`. */
+  aggregatedMetrics?: Record<string, Record<string, number>>;
+};
 
 /** Load, compile and partially evaluate. Never throws. */
 export async function evaluatePartial(req: EvalRequest, io?: IO): Promise<PartialOutcome> {
@@ -115,7 +120,8 @@ export function renderPartial(outcome: PartialOutcome, format: EvalRequest['form
   if (!outcome.ok) {
     const errs = toOutputErrors(outcome.error);
     if (format !== 'json') return errorsText(errs) + '\n';
-    return outcome.metrics ? stringifyOpaJSON({ metrics: sortedMetrics(outcome.metrics), errors: errs }) + '\n' : errorsJSON(errs) + '\n';
+    const timers = metricsMembers(outcome);
+    return timers.length > 0 ? stringifyOpaJSON(Object.fromEntries([...timers, ['errors', errs]])) + '\n' : errorsJSON(errs) + '\n';
   }
   if (format === 'source') return sourceText(outcome.queries, outcome.support);
   if (format === 'pretty') {
@@ -128,18 +134,19 @@ export function renderPartial(outcome: PartialOutcome, format: EvalRequest['form
   const partial: Record<string, unknown> = {};
   if (outcome.queries.length > 0) partial.queries = outcome.queries.map((q) => bodyToJSON(q));
   if (outcome.support.length > 0) partial.modules = outcome.support.map((m) => moduleToJSON(m, { comments: false }));
-  // OPA's Output struct: `metrics` before `partial`.
-  return stringifyOpaJSON(outcome.metrics ? { metrics: sortedMetrics(outcome.metrics), partial } : { partial }) + '\n';
+  // OPA's Output struct: `metrics` (or `aggregated_metrics`) before `partial`.
+  return stringifyOpaJSON(Object.fromEntries([...metricsMembers(outcome), ['partial', partial]])) + '\n';
 }
 
-function sortedMetrics(m: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]!]));
+/** The `metrics` or `aggregated_metrics` member of the JSON output, keys sorted (cli/eval-instrument.ts). */
+function metricsMembers(outcome: PartialOutcome): [string, unknown][] {
+  return jsonExtras({ ...(outcome.metrics ? { metrics: outcome.metrics } : {}), ...(outcome.aggregatedMetrics ? { aggregatedMetrics: outcome.aggregatedMetrics } : {}) }, 'before');
 }
 
 /** What `opa eval --partial` prints in `format`: errors on stderr unless json, `undefined` without queries (pretty). */
 export function printPartial(outcome: PartialOutcome, format: EvalRequest['format']): { out: string; err: string } {
   // pretty: the metrics table after the residue (or after `undefined`, or alone when the errors go to stderr), as OPA's PrettyWithOptions
-  const table = format === 'pretty' && outcome.metrics ? prettyExtras({ metrics: outcome.metrics }) : '';
+  const table = format !== 'pretty' ? '' : outcome.metrics ? prettyExtras({ metrics: outcome.metrics }) : outcome.aggregatedMetrics ? prettyExtras({ aggregatedMetrics: outcome.aggregatedMetrics }) : '';
   if (!outcome.ok && format !== 'json') return { out: table, err: renderPartial(outcome, format) };
   if (outcome.ok && format === 'pretty' && outcome.queries.length === 0) return { out: 'undefined\n' + table, err: '' };
   return { out: renderPartial(outcome, format) + table, err: '' };
@@ -152,8 +159,11 @@ export async function partialCommand(req: EvalRequest, io: IO): Promise<number> 
     io.err(outcome.error.message + '\n');
     return 2;
   }
-  for (let i = 1; i < (req.count ?? 1); i++) await evaluatePartial(req, io);
-  const printed = printPartial(outcome, req.format);
+  const runs = [outcome];
+  for (let i = 1; i < (req.count ?? 1); i++) runs.push(await evaluatePartial(req, io));
+  // --count N > 1: the timers of all N runs as aggregated_metrics, as opa eval aggregates them.
+  const shown: PartialOutcome = runs.length > 1 && outcome.metrics ? { ...outcome, metrics: undefined, aggregatedMetrics: aggregateMetrics(runs.map((r) => r.metrics)) } : outcome;
+  const printed = printPartial(shown, req.format);
   io.out(printed.out);
   if (printed.err) io.err(printed.err);
   if (!outcome.ok) return 2; // opa eval: errors exit 2

@@ -79,6 +79,20 @@ describe('--partial with --metrics', () => {
     expect(bad.code).toBe(2);
     expect(Object.keys(JSON.parse(bad.out))).toEqual(['metrics', 'errors']);
   });
+
+  it('with --count N > 1, aggregates the N runs\' timers as aggregated_metrics (json and pretty)', async () => {
+    const r = await run('-d', policy, '--partial', '--metrics', '--count', '3', 'data.rbac.allow');
+    expect(r.code).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(Object.keys(o)).toEqual(['aggregated_metrics', 'partial']);
+    expect(Object.keys(o.aggregated_metrics)).toEqual(opaTimers('timer_rego_partial_eval_ns'));
+    const stats = o.aggregated_metrics.timer_rego_partial_eval_ns as Record<string, number>;
+    expect(stats.min).toBeLessThanOrEqual(stats.max);
+    expect(stats.min).toBeGreaterThan(0);
+    const pretty = await run('-d', policy, '--partial', '--metrics', '--count', '2', '-f', 'pretty', 'input.x == 1');
+    expect(pretty.out).toMatch(/\| timer_rego_partial_eval_ns +\| /);
+    expect(pretty.out).not.toMatch(/\| Metric +\| Value +\|/);
+  });
 });
 
 describe('--profile', () => {
