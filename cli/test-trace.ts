@@ -10,14 +10,14 @@
 //  * failureLine (--var-values): the last Fail event inside the test (not the query),
 //    skipping `every` expressions: `  file:row:` and the expression's source text
 //    padded to its column, with the values of its variables drawn under it (OPA's
-//    PrettyEvent with PrettyVars). Values come from the event's locals.
+//    PrettyEvent with PrettyVars). Values come from the event's locals, and from the
+//    refs, calls and comprehensions the interpreter logged (cli/test-trace-values.ts).
 import { explain, lineage, type ExplainMode, type TraceEvent } from '../compiler/index.js';
 import { prettyTrace, truncate, varTerms } from '../compiler/interp/trace.js';
 import { formatBody } from '../compiler/ast/print.js';
-import type { Location } from '../compiler/source/location.js';
+import { MAX_PRETTY_EXPR_VAR_WIDTH, tabsBefore, termInfos, type VarInfo } from './test-trace-values.js';
 import { formatTerm as formatValue } from '../runtime/value/format.js';
 
-const MAX_PRETTY_EXPR_VAR_WIDTH = 64;
 
 /** The events a test result keeps for reporting (cmd/test.go filterTrace). */
 export function filterTrace(events: TraceEvent[], opts: { verbose: boolean; explain?: ExplainMode }): TraceEvent[] {
@@ -59,23 +59,6 @@ export function exprSourceText(src: string, offset: number): string {
   return src.slice(offset, i).trimEnd();
 }
 
-/** Columns (1-based) of the tabs before `col` on the location's line. */
-function tabsBefore(src: string | undefined, l: Location): number[] {
-  if (src === undefined) return [];
-  const start = src.lastIndexOf('\n', l.offset - 1) + 1;
-  const out: number[] = [];
-  for (let i = start; i < l.offset; i++) if (src[i] === '\t') out.push(i - start + 1);
-  return out;
-}
-
-interface VarInfo {
-  title: string;
-  value?: string;
-  row: number;
-  col: number;
-  tabs: number[];
-}
-
 /** PrettyEvent with PrettyVars: the padded expression text, then the variables' values drawn under it. */
 export function prettyEvent(e: TraceEvent, sources: Map<string, string>): string {
   const l = e.location!;
@@ -85,11 +68,14 @@ export function prettyEvent(e: TraceEvent, sources: Map<string, string>): string
   const pad = tabsBefore(src, l);
   let out = Array.from({ length: Math.max(0, l.col - 1) }, (_, i) => (pad.includes(i + 1) ? '\t' : ' ')).join('') + text;
   if (!expr) return out;
+  // Refs, calls and comprehensions first (test-trace-values.ts), then the variables;
+  // one entry per title, a later one only replacing an entry without a value (as OPA).
   const vars = new Map<string, VarInfo>();
+  for (const info of termInfos(e, expr, src)) if (!vars.get(info.title)?.value) vars.set(info.title, info);
   for (const t of varTerms(expr)) {
     const name = (t as { name: string }).name;
     const local = e.locals.find((x) => x.name === name);
-    if (local === undefined || vars.has(name)) continue;
+    if (local === undefined || vars.get(name)?.value !== undefined) continue;
     vars.set(name, { title: name, value: truncate(formatValue(local.value), MAX_PRETTY_EXPR_VAR_WIDTH), row: t.loc.row, col: t.loc.col, tabs: tabsBefore(src, t.loc) });
   }
   return out + prettyVars([...vars.values()]);

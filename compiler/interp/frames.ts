@@ -14,7 +14,7 @@ import type { Block, QueryPlan } from '../ir/ir.js';
 import type { Value } from '../../runtime/value/value.js';
 import type { Location } from '../source/location.js';
 import { walk } from '../ast/walk.js';
-import type { TraceEvent, TraceNode, TraceOp } from './trace.js';
+import type { TermValue, TraceEvent, TraceNode, TraceOp } from './trace.js';
 
 export type Slots = (Value | undefined)[];
 
@@ -95,13 +95,14 @@ export class Recorder {
     return { id: this.nextId++, parent: parent.id, names };
   }
 
-  emit(op: TraceOp, q: QueryFrame, f: Slots | undefined, node: TraceNode | undefined, location?: Location, message?: string): void {
+  emit(op: TraceOp, q: QueryFrame, f: Slots | undefined, node: TraceNode | undefined, location?: Location, message?: string, values?: TermValue[]): void {
     const locals: TraceEvent['locals'] = [];
     if (f) for (const { name, slot } of q.names) if (f[slot] !== undefined) locals.push({ name, value: f[slot] as Value });
     const e: TraceEvent = { op, queryId: q.id, parentId: q.parent, locals, indexOf: this.exprIndex.indexOf };
     if (node) e.node = node;
     if (location) e.location = location;
     if (message !== undefined) e.message = message;
+    if (values !== undefined && values.length > 0) e.values = values;
     this.events.push(e);
   }
 }

@@ -22,6 +22,8 @@ import type { EvalContext } from '../../runtime/eval/context.js';
 import type { BuiltinDef } from '../../runtime/builtins/types.js';
 import { ROOT_QUERY, blockBody, segmentEnd, type QueryFrame, type Recorder, type Slots } from './frames.js';
 import { Rules } from './rules.js';
+import { originOf } from '../plan/origins.js';
+import type { TermValue } from './trace.js';
 
 /** A continuation: the rest of the body; true stops the enumeration. */
 export type K = (f: Slots, c: EvalContext) => boolean;
@@ -71,17 +73,29 @@ export class Interpreter {
     this.cur = src;
     rec.emit('Eval', q, f, node, src.loc);
     let defined = false;
+    const savedLog = this.log;
+    const log = new Map<Expr, Value | undefined>();
+    this.log = log;
     try {
       const stop = body((f2, c2) => {
         defined = true;
-        const r = rest(f2, c2);
-        if (!r) rec.emit('Redo', q, f2, node, src.loc);
-        return r;
+        // The rest of the body runs under its own expressions' logs.
+        this.log = savedLog;
+        try {
+          const r = rest(f2, c2);
+          if (!r) rec.emit('Redo', q, f2, node, src.loc);
+          return r;
+        } finally {
+          this.log = log;
+        }
       });
-      if (!defined) rec.emit('Fail', q, f, node, src.loc);
+      if (!defined) rec.emit('Fail', q, f, node, src.loc, undefined, termValues(log));
       return stop;
     } finally {
       this.cur = saved;
+      this.log = savedLog;
+      // An enclosing expression sees what its nested bodies evaluated (`not a`: a's value).
+      if (savedLog !== undefined) for (const [e, v] of log) savedLog.set(e, v);
     }
   }
 
@@ -269,7 +283,19 @@ export class Interpreter {
 
   // ---------------------------------------------------------------- expressions
 
+  /**
+   * While a traced expression is evaluated (traced), the values its IR expressions took,
+   * for the refs, calls and comprehensions of its Fail event (termValues).
+   */
+  private log: Map<Expr, Value | undefined> | undefined;
+
   expr(e: Expr, f: Slots, c: EvalContext): Value | undefined {
+    const v = this.exprValue(e, f, c);
+    if (this.log !== undefined) this.log.set(e, v);
+    return v;
+  }
+
+  private exprValue(e: Expr, f: Slots, c: EvalContext): Value | undefined {
     const rt = this.rt;
     switch (e.k) {
       case 'const':
@@ -379,4 +405,17 @@ export class Interpreter {
   invoke(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: Location): Value | undefined {
     return this.rt.invokeBuiltin(def, name, vals, c, loc);
   }
+}
+
+/** The logged values of expressions planned from source refs, calls and comprehensions. */
+function termValues(log: Map<Expr, Value | undefined>): TermValue[] {
+  const out: TermValue[] = [];
+  for (const [e, value] of log) {
+    const term = originOf(e);
+    if (term === undefined) continue;
+    let base = e;
+    while (base.k === 'dot') base = base.base;
+    out.push({ term, value, virtual: base.k === 'rule' || base.k === 'vdoc' || base.k === 'vdocdot' });
+  }
+  return out;
 }

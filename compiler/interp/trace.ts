@@ -9,7 +9,7 @@
 //     locals, message?}` with `op` lower-cased and `node` as OPA AST JSON.
 //   - prettyTrace(events, opts): the text `opa eval --explain=…` prints
 //     (trace-pretty.ts).
-import type { Body, Expr, Rule } from '../ast/nodes.js';
+import type { Body, Expr, Rule, Term } from '../ast/nodes.js';
 import type { Location } from '../source/location.js';
 import { typeName, type Value } from '../../runtime/value/value.js';
 import { bodyJSON, exprJSON, ruleJSON, valueJSON, type IndexOf, type JSONNode } from './node-json.js';
@@ -34,6 +34,20 @@ export interface TraceEvent {
   location?: Location;
   /** Expression index lookup for the JSON form. */
   indexOf?: IndexOf;
+  /**
+   * On a Fail event: the values the expression's refs, calls and comprehensions took
+   * in its last attempt (undefined when one was undefined), by source term
+   * (compiler/plan/origins.ts); what `test --var-values` draws besides the locals.
+   */
+  values?: TermValue[];
+}
+
+/** A source term of a traced expression and the value it took. */
+export interface TermValue {
+  term: Term;
+  value: Value | undefined;
+  /** A rule's value (a virtual document), not a base-data read. */
+  virtual: boolean;
 }
 
 // ---------------------------------------------------------------- explain

@@ -5,6 +5,7 @@
 // the same value every time, so they are computed once, in a `let` just before
 // the first iteration. This cannot change results: such lookups never raise
 // errors, and if one is undefined the block has no solutions either way.
+import { keepOrigin } from '../plan/origins.js';
 import type { Block, Expr, PolicyIR, QueryPlan, RuleDef, Stmt } from '../ir/ir.js';
 import type { Pass } from './pass.js';
 
@@ -76,7 +77,7 @@ function hoistBlock(block: Block, frame: { size: number }): Block {
 
 /** Recurse into nested blocks (not, every, with, comprehensions) first. */
 function hoistNested(s: Stmt, frame: { size: number }): Stmt {
-  const inExprs = (e: Expr): Expr => (e.k === 'compr' ? { ...e, body: hoistBlock(e.body, frame) } : mapExpr(e, inExprs));
+  const inExprs = (e: Expr): Expr => (e.k === 'compr' ? keepOrigin(e, { ...e, body: hoistBlock(e.body, frame) }) : mapExpr(e, inExprs));
   switch (s.k) {
     case 'not':
     case 'with':
@@ -107,8 +108,12 @@ function exprKey(e: Expr): string | undefined {
   }
 }
 
-/** Rebuild an expression with `fn` applied to its direct sub-expressions. */
+/** Rebuild an expression with `fn` applied to its direct sub-expressions (keeping its source term, plan/origins.ts). */
 function mapExpr(e: Expr, fn: (e: Expr) => Expr): Expr {
+  return keepOrigin(e, rebuild(e, fn));
+}
+
+function rebuild(e: Expr, fn: (e: Expr) => Expr): Expr {
   switch (e.k) {
     case 'dot':
       return { ...e, base: fn(e.base), key: fn(e.key) };

@@ -12,6 +12,7 @@ import type { Scope } from './scope.js';
 import { ROOT_VARS } from './scope.js';
 import type { BodyPlanner } from './body.js';
 import { Analyzer, sameConst, withSlots } from './analyze.js';
+import { noteOrigin } from './origins.js';
 
 export class TermPlanner {
   private readonly analyzer: Analyzer;
@@ -47,6 +48,12 @@ export class TermPlanner {
 
   /** Plan a term as a value; scans for its unbound ref keys go to `out` first. */
   value(t: Term, out: Block): Expr {
+    const e = this.planValue(t, out);
+    noteOrigin(e, t);
+    return e;
+  }
+
+  private planValue(t: Term, out: Block): Expr {
     switch (t.kind) {
       case 'null':
         return { k: 'const', value: null };

@@ -217,6 +217,9 @@ describe('regent test --var-values', () => {
         '',
         `  ${file}:10:`,
         '    \tallow with input as {"role": "user"}',
+        // The rule is undefined under the replacement (OPA's "rule not defined" case).
+        '    \t|',
+        '    \tundefined',
         '',
         'SUMMARY',
         HL,
@@ -237,7 +240,8 @@ describe('regent test --var-values: values from rule bodies', () => {
     const r = await run('--var-values', v);
     expect(r.code).toBe(2);
     // OPA's PrettyEvent with PrettyVars: a `|` per variable, then each value, the rightmost first.
-    expect(r.out.split('\n').slice(3, 10)).toEqual(['', `  ${v}:8:`, '    \tz == y + 2', '    \t|    |', '    \t|    3', '    \t4', '']);
+    // The call's value shares y's column, so both are named (as OPA's `x == y + z` case).
+    expect(r.out.split('\n').slice(3, 11)).toEqual(['', `  ${v}:8:`, '    \tz == y + 2', '    \t|    |', '    \t|    y + 2: 5', '    \t|    y: 3', '    \t4', '']);
   });
 
   it('adds the expression variables column to the verbose trace', async () => {
