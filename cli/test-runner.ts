@@ -6,8 +6,10 @@
 // segment starting with `test_` (or `todo_test_`, reported SKIPPED); its query is a
 // ref term `data.<package>.<rule ref>` built from the AST and printed canonically,
 // never text pasted together, so package segments like `["entitlements:1.0"]` work.
-// A test passes when its value is `true`; a test with a dynamic ref tail (a partial
-// object, `test_x[name] := …`) passes when every leaf of its object is `true`.
+// A test passes when its value is `true`; a test with cases (a dynamic ref tail, a
+// partial object: `test_x[name] if …`) gets an injected internal.test_case call at
+// compile time and one sub-result per case, and passes when no case failed
+// (cli/test-cases.ts).
 // With -t wasm (runWasmTests) every test path is an entrypoint of one Wasm module
 // (compileSupportedWasm, unoptimized); each test is the module's decision for its path
 // (`opa test -t wasm`); a test whose rule the Wasm back end refuses is an ERROR
