@@ -13,6 +13,8 @@
 //  * caseEntries (SubResultMap.Iter): depth first, names sorted, with their paths.
 import type { Body, Expr, Module, Term } from '../compiler/ast/nodes.js';
 import type { TraceEvent } from '../compiler/index.js';
+import { walkTerms } from '../compiler/ast/walk.js';
+import { refName } from '../compiler/ast/transform.js';
 import { RObject, toJS, type Value } from '../runtime/index.js';
 import { TEST_PREFIX, testRuleName } from './test-runner.js';
 
@@ -58,8 +60,8 @@ export function injectTestCaseCalls(modules: Module[]): void {
 /** The names of the variables in a term (not wildcards). */
 function varNames(term: Term): string[] {
   const out: string[] = [];
-  walk(term, (n) => {
-    if (n.kind === 'var' && !n.wildcard) out.push(n.name as string);
+  walkTerms(term, (t) => {
+    if (t.kind === 'var' && !t.wildcard) out.push(t.name);
   });
   return out;
 }
@@ -68,8 +70,8 @@ function varNames(term: Term): string[] {
 function firstUse(body: Body, name: string): number {
   return body.findIndex((e) => {
     let found = false;
-    walk(e, (n) => {
-      if (n.kind === 'var' && n.name === name) found = true;
+    walkTerms(e, (t) => {
+      if (t.kind === 'var' && t.name === name) found = true;
     });
     return found;
   });
@@ -78,33 +80,10 @@ function firstUse(body: Body, name: string): number {
 /** Whether a body already calls internal.test_case. */
 function callsTestCase(body: Body): boolean {
   let found = false;
-  walk(body, (n) => {
-    if (n.kind === 'call' && refName(n.op as Term) === TEST_CASE) found = true;
+  walkTerms(body, (t) => {
+    if (t.kind === 'call' && refName(t.op) === TEST_CASE) found = true;
   });
   return found;
-}
-
-function refName(t: Term): string | undefined {
-  if (t.kind === 'var') return t.name;
-  if (t.kind !== 'ref' || t.head.kind !== 'var') return undefined;
-  const parts = [t.head.name];
-  for (const p of t.path) {
-    if (p.kind !== 'string') return undefined;
-    parts.push(p.value);
-  }
-  return parts.join('.');
-}
-
-/** Every AST node (object with a `kind`) under `x`, locations skipped. */
-function walk(x: unknown, visit: (n: Record<string, unknown> & { kind: string }) => void): void {
-  if (x === null || typeof x !== 'object') return;
-  if (Array.isArray(x)) {
-    for (const y of x) walk(y, visit);
-    return;
-  }
-  const n = x as Record<string, unknown>;
-  if (typeof n.kind === 'string') visit(n as Record<string, unknown> & { kind: string });
-  for (const [k, v] of Object.entries(n)) if (k !== 'loc') walk(v, visit);
 }
 
 /** OPA's termToString: a string as itself, anything else as its JSON text. */

@@ -14,6 +14,7 @@
 import type { Expr, Term } from '../compiler/ast/nodes.js';
 import type { TermValue, TraceEvent } from '../compiler/interp/trace.js';
 import { truncate } from '../compiler/interp/trace.js';
+import { walk } from '../compiler/ast/walk.js';
 import type { Location } from '../compiler/source/location.js';
 import { formatTerm as formatValue } from '../runtime/value/format.js';
 
@@ -97,14 +98,10 @@ function termKey(t: Term): string {
 /** The source text of term `t`: from its first character through its last token and the brackets that close it. */
 export function termSourceText(src: string, t: Term): string {
   let last = t.loc.offset;
-  const walk = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) return x.forEach(walk);
-    const n = x as { kind?: string; loc?: Location };
-    if (typeof n.kind === 'string' && n.loc && n.loc.file === t.loc.file && n.loc.offset > last) last = n.loc.offset;
-    for (const [k, v] of Object.entries(x)) if (k !== 'loc') walk(v);
-  };
-  walk(t);
+  walk(t, (n) => {
+    const l = (n as { loc?: Location }).loc;
+    if (l && l.file === t.loc.file && l.offset > last) last = l.offset;
+  });
   let depth = 0;
   let i = t.loc.offset;
   const end = tokenEnd(src, last);

@@ -291,7 +291,8 @@ export class Interpreter {
 
   expr(e: Expr, f: Slots, c: EvalContext): Value | undefined {
     const v = this.exprValue(e, f, c);
-    if (this.log !== undefined) this.log.set(e, v);
+    // Only expressions planned from a source ref, call or comprehension are drawn.
+    if (this.log !== undefined && originOf(e) !== undefined) this.log.set(e, v);
     return v;
   }
 
