@@ -11,6 +11,7 @@ import type { EvalContext } from '../../runtime/eval/context.js';
 import type { Interpreter, K } from './interpreter.js';
 import { userNames, type Slots } from './frames.js';
 import { DocumentTree, NOT_OVERRIDDEN } from '../ir/documents.js';
+import { indexedDefinitions } from '../ir/index-lookup.js';
 import { dataRefText } from '../../runtime/value/format.js';
 
 const MAX_CALL_DEPTH = 2000;
@@ -87,13 +88,23 @@ export class Rules {
     }
   }
 
+  /**
+   * The definitions of a rule group worth running in this context: all of them, or for
+   * an indexed group those its index picks for the index ref's value (as OPA, and the
+   * JS back ends' `candidates`, skip the others).
+   */
+  private candidates(g: RuleGroup, c: EvalContext): RuleDef[] {
+    if (g.index === undefined) return g.defs;
+    return indexedDefinitions(g, this.ip.expr(g.index.ref, [], c), this.rt.canonicalKey);
+  }
+
   private computeGroup(g: RuleGroup, c: EvalContext): Value | undefined {
     switch (g.kind) {
       case 'complete':
-        return orDefault(this.single(g, c, undefined, 'complete rules must not produce multiple outputs'), g.default);
+        return orDefault(this.single(g, this.candidates(g, c), c, undefined, 'complete rules must not produce multiple outputs'), g.default);
       case 'set': {
         const out = new this.rt.RSet();
-        for (const d of g.defs) {
+        for (const d of this.candidates(g, c)) {
           this.run(g, d, new Array(d.frameSize), c, (f, c2) => {
             const v = this.ip.expr(d.value, f, c2);
             if (v !== undefined) out.add(v);
@@ -110,10 +121,10 @@ export class Rules {
   }
 
   /** Complete-rule or function definitions: every one that succeeds must agree. */
-  private single(g: RuleGroup, c: EvalContext, args: Value[] | undefined, conflict: string): Value | undefined {
+  private single(g: RuleGroup, defs: RuleDef[], c: EvalContext, args: Value[] | undefined, conflict: string): Value | undefined {
     const rt = this.rt;
     let result: Value | undefined;
-    for (const first of g.defs) {
+    for (const first of defs) {
       let d: RuleDef | undefined = first;
       while (d) {
         const cur: RuleDef = d;
@@ -143,7 +154,7 @@ export class Rules {
   private object(g: RuleGroup, c: EvalContext): Value {
     const rt = this.rt;
     const root = new rt.RObject();
-    for (const d of g.defs) {
+    for (const d of this.candidates(g, c)) {
       this.run(g, d, new Array(d.frameSize), c, (f, c2) => {
         const keys: Value[] = [];
         for (const k of d.keys) {
@@ -166,7 +177,7 @@ export class Rules {
       const name = dataRefText(g.path);
       if (c.fnOverrides.has(name)) return this.callByName(name, args, c, loc);
     }
-    return this.guard(() => orDefault(this.single(g, c, args, 'functions must not produce multiple outputs for same inputs'), g.default));
+    return this.guard(() => orDefault(this.single(g, g.defs, c, args, 'functions must not produce multiple outputs for same inputs'), g.default));
   }
 
   callByName(name: string, args: Value[], c: EvalContext, loc: Location): Value | undefined {

@@ -115,13 +115,16 @@ export interface RuleDef {
 }
 
 /**
- * A rule index (pass `rule-index`): definitions that start with `ref == constant`,
- * by constant; `always` lists the definitions every evaluation must run.
+ * A rule index (pass `rule-index`): definitions whose body tests `ref == constant`
+ * (or `ref = constant`) at its top level, by constant; `always` lists the definitions
+ * every evaluation must run.
  */
 export interface RuleIndex {
   ref: Expr;
   entries: { key: Value; defs: number[] }[];
   always: number[];
+  /** Per definition: the position in its body of the indexed test (-1 for those in `always`). */
+  at: number[];
 }
 
 export interface RuleGroup {
@@ -139,7 +142,7 @@ export interface RuleGroup {
   arity?: number;
   /** The tree node this group lives at. */
   node: number;
-  /** Definitions by the constant of their leading equality test (see RuleIndex). */
+  /** Definitions by the constant of an equality test in their body (see RuleIndex). */
   index?: RuleIndex;
 }
 

@@ -20,7 +20,7 @@ export const PASSES: readonly Pass[] = [
   checkTypes, // constant builtin arguments match the declared types
   checkRecursion, // no rule may depend on itself
   hoistInvariants, // loop-invariant lookups move before the first iteration
-  ruleIndex, // definitions indexed by their leading `ground ref == constant` test
+  ruleIndex, // definitions indexed by a `ground ref == constant` test of their body
 ];
 
 /** Run every pass in order; stop with all errors found so far after a failing pass. */

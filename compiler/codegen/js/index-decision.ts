@@ -19,10 +19,10 @@ import type { E, Slots } from './types.js';
 export type BucketTest = (f: Slots, c: EvalContext) => boolean;
 
 /**
- * The definitions (ids, in order) to test for one key. For a string key the leading
- * `ref == key` condition of the definitions indexed under it is known to hold once the
- * lookup found the key (the same string), so `strip` lets their test skip it; `trivial`
- * when the first definition has nothing else: the key decides alone.
+ * The definitions (ids, in order) to test for one key. For a string key the indexed
+ * `ref == key` test of the definitions indexed under it (RuleIndex.at) is known to hold
+ * once the lookup found the key (the same string), so `strip` lets their test skip it;
+ * `trivial` when the first definition has nothing else: the key decides alone.
  */
 export interface Bucket {
   ids: number[];

@@ -278,7 +278,8 @@ export abstract class RuleCompiler {
     const compiled = this.defs[g.id]!;
     const test = (b: Bucket): GroupTest => {
       const defs = b.ids.map((i) => g.defs[i]!);
-      const bodies = b.ids.map((i) => (b.strip && !ix.always.includes(i) ? g.defs[i]!.body.slice(1) : g.defs[i]!.body));
+      // A string key's lookup settled the indexed test (it binds nothing): leave it out.
+      const bodies = b.ids.map((i) => (b.strip && ix.at[i]! >= 0 ? g.defs[i]!.body.filter((_, j) => j !== ix.at[i]) : g.defs[i]!.body));
       const generated = b.ids.length <= MAX_GROUP_TEST_DEFS ? this.defsTest(defs, bodies) : null;
       if (generated !== null) return generated;
       return testInOrder(b.ids.map((i) => compiled[i]!));

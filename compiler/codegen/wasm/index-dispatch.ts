@@ -27,6 +27,9 @@ interface SwitchItem {
 }
 
 /** One definition's code, with its position in the group. */
+/** What the dispatch reads of an index: the ref, the keyed entries, the definitions always run. */
+export type DispatchIndex = Pick<RuleIndex, 'ref' | 'entries' | 'always'>;
+
 export interface DefCode {
   def: number;
   code: X;
@@ -37,7 +40,7 @@ export interface DefCode {
  * with an else chain stay out of the keyed entries and run on every call). The ref is
  * the parameter's local (`tmp`, as exprs.ts reads it).
  */
-export function functionIndex(g: RuleGroup): RuleIndex | undefined {
+export function functionIndex(g: RuleGroup): DispatchIndex | undefined {
   const ix = functionArgumentIndex(g, (d) => !d.else);
   return ix && { ref: { k: 'tmp', local: ix.pos } as unknown as Expr, entries: ix.entries, always: ix.always };
 }
@@ -49,7 +52,7 @@ export function functionIndex(g: RuleGroup): RuleIndex | undefined {
  * code, in source order, behind the dispatch. Without an index the definitions run
  * one after the other, unchanged.
  */
-export function indexDispatch(L: Linker, f: FnGen, ix: RuleIndex | undefined, out: X[]): (defs: DefCode[]) => X[] {
+export function indexDispatch(L: Linker, f: FnGen, ix: DispatchIndex | undefined, out: X[]): (defs: DefCode[]) => X[] {
   if (!ix) return (defs) => defs.map((d) => d.code);
   const m = L.m;
   const entryOf = new Map<number, number>();

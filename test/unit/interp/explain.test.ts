@@ -67,7 +67,9 @@ describe('explain=notes (OPA lineage cases)', () => {
 });
 
 describe('explain modes and output forms', () => {
-  const p = compile([{ file: 'x.rego', text: 'package x\nallow if { input.user == "admin" }\nallow if { trace("no admin"); input.user == "root" }' }]);
+  // The two definitions test different refs, so no rule index skips either (see the
+  // rule-index tests below for an indexed group's trace).
+  const p = compile([{ file: 'x.rego', text: 'package x\nallow if { input.user == "admin" }\nallow if { trace("no admin"); input.name == "root" }' }]);
 
   it('fails keeps each Fail with the Enter events leading to it', () => {
     const { events } = traceQuery(p, 'data.x.allow');
