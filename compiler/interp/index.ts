@@ -6,7 +6,7 @@
 //   prettyTrace(explain(events, 'fails'), { locations: true });
 import type { EvalOptions, Policy, ResultRow } from '../api.js';
 import type { QueryPlan } from '../ir/ir.js';
-import type { Body } from '../ast/nodes.js';
+import type { Body, Term } from '../ast/nodes.js';
 import { parseQuery } from '../parser/index.js';
 import type { CompiledPolicy } from '../policy.js';
 import type { Value } from '../../runtime/value/value.js';
@@ -43,7 +43,7 @@ export interface InterpretedQuery {
 /** Plan `query` against `policy` for the interpreter. Throws RegoErrors like prepare(). */
 export function prepareInterpreted(policy: Policy, query: string): InterpretedQuery {
   const cp = policy as CompiledPolicy;
-  const plan = restoreSources(cp.planQuery(query), () => parseQuery(query, '', { v0Compatible: cp.state.opts.v0Compatible }));
+  const plan = captureTerms(restoreSources(cp.planQuery(query), () => parseQuery(query, '', { v0Compatible: cp.state.opts.v0Compatible })));
   return {
     vars: plan.vars.map((v) => v.name),
     eval: (opts = {}) => rowsOf(plan, run(cp, plan, opts, undefined)),
@@ -133,6 +133,27 @@ function restoreSources(plan: QueryPlan, parse: () => Body): QueryPlan {
     const e = parsed[i];
     if (e && e.loc.offset === x.loc.offset) s.src = e;
   });
+  return plan;
+}
+
+/**
+ * OPA's rego package evaluates a query expression that is a single term (a ref such as
+ * `data.test.p`, a value) as `term = $termN` (rewriteQueryToCaptureValue, N counting
+ * from 1 in query order), and its traces show that form: `Enter data.test.p = _` (a
+ * `$`-prefixed variable prints as `_`). The traced source of such a statement becomes
+ * that equality; the result rows are unchanged. Calls OPA also captures (`count(x)` as
+ * `count(x, _)`) keep their source form.
+ */
+function captureTerms(plan: QueryPlan): QueryPlan {
+  let n = 0;
+  for (const s of plan.body) {
+    const e = s.src;
+    if (!e || e.negated || e.body.type !== 'term' || e.body.term.kind === 'call') continue;
+    const term = e.body.term;
+    const capture: Term = { kind: 'var', name: `$term${++n}`, wildcard: true, loc: term.loc };
+    const eq: Term = { kind: 'call', op: { kind: 'var', name: 'eq', loc: term.loc }, args: [term, capture], loc: term.loc };
+    s.src = { ...e, body: { type: 'term', term: eq } };
+  }
   return plan;
 }
 

@@ -22,12 +22,20 @@ export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryP
   // or has several expressions.
   const exprSlots = body.map(() => layout.alloc('$expr'));
   const captured: number[] = [];
+  // An expression with `with` modifiers is planned as a `with` block around its test:
+  // the value is captured inside it (`input.a with input as {"a": 5}` is 5, as in OPA,
+  // not true). The block shares the query's frame, so the slot keeps the value after it.
   const block = planner.planBody(body, scope, new Set(), (i, _e, out) => {
-    const last = out[out.length - 1];
+    let target = out;
+    let last = out[out.length - 1];
+    while (last && last.k === 'with') {
+      target = last.body;
+      last = target[target.length - 1];
+    }
     const slot = exprSlots[i]!;
     if (last && last.k === 'test') {
-      out.pop();
-      out.push({ k: 'let', slot, expr: last.expr, ...(last.src ? { src: last.src } : {}) });
+      target.pop();
+      target.push({ k: 'let', slot, expr: last.expr, ...(last.src ? { src: last.src } : {}) });
       captured.push(slot);
     } else out.push({ k: 'let', slot, expr: { k: 'const', value: true } } as Stmt);
   });

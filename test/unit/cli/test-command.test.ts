@@ -184,9 +184,9 @@ describe('regent eval --explain', () => {
     const r = await evalCmd('-d', join(good.dir, 'authz.rego'), '--format', 'pretty', '--explain', 'fails', 'data.authz.allow');
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^query:1 +Enter data\.authz\.allow$/);
+    expect(lines[0]).toMatch(/^query:1 +Enter data\.authz\.allow = _$/);
     // Without input the rule index (on input.method) picks no definition: none is entered.
-    expect(lines).toContainEqual(expect.stringMatching(/^query:1 +\| Fail data\.authz\.allow$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^query:1 +\| Fail data\.authz\.allow = _$/));
     expect(lines.some((l) => l.includes('Enter data.authz.allow') && l.startsWith('authz.rego'))).toBe(false);
     expect(lines.at(-1)).toBe('undefined');
   });

@@ -123,7 +123,7 @@ describe('regent test --explain', () => {
     const r = await run('--explain', 'notes', file);
     expect(r.code).toBe(2);
     const w = file.length + 2;
-    const table = [row('query:1', w, 'Enter data.t.test_user'), row(`${file}:7`, w, '| Enter data.t.test_user'), row(`${file}:8`, w, '| | Note "checking user"')];
+    const table = [row('query:1', w, 'Enter data.t.test_user = _'), row(`${file}:7`, w, '| Enter data.t.test_user'), row(`${file}:8`, w, '| | Note "checking user"')];
     expect(r.out).toBe(['FAILURES', HL, 'data.t.test_user: FAIL (T)', '', ...table, '', ...summary].join('\n'));
   });
 
@@ -132,12 +132,12 @@ describe('regent test --explain', () => {
     expect(r.code).toBe(2);
     const w = file.length + 3;
     const table = [
-      row('query:1', w, 'Enter data.t.test_user'),
+      row('query:1', w, 'Enter data.t.test_user = _'),
       row(`${file}:7`, w, '| Enter data.t.test_user'),
       row(`${file}:3`, w, '| | Enter data.t.allow'),
       row(`${file}:3`, w, '| | | Fail input.role == "admin"'),
       row(`${file}:10`, w, '| | Fail data.t.allow with input as {"role": "user"}'),
-      row('query:1', w, '| Fail data.t.test_user'),
+      row('query:1', w, '| Fail data.t.test_user = _'),
     ];
     expect(r.out).toBe(['FAILURES', HL, 'data.t.test_user: FAIL (T)', '', ...table, '', ...summary].join('\n'));
     const v = await run('-v', file);

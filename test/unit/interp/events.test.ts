@@ -26,15 +26,15 @@ describe('reference interpreter events', () => {
     const { rows, events } = traceQuery(p, 'data.test.p');
     expect(rows.map((r) => r.expressions[0]!.value)).toEqual([true]);
     expect(summary(events)).toEqual([
-      'Enter 0/0 {data.test.p}',
-      'Eval 0/0 data.test.p',
+      'Enter 0/0 {data.test.p = _}',
+      'Eval 0/0 data.test.p = _',
       'Enter 1/0 data.test.p',
       'Eval 1/0 x := 1',
       'Eval 1/0 x > 0',
       'Exit 1/0 data.test.p',
-      'Exit 0/0 {data.test.p}',
-      'Redo 0/0 {data.test.p}',
-      'Redo 0/0 data.test.p',
+      'Exit 0/0 {data.test.p = _}',
+      'Redo 0/0 {data.test.p = _}',
+      'Redo 0/0 data.test.p = _',
     ]);
   });
 
@@ -55,12 +55,12 @@ describe('reference interpreter events', () => {
     const { rows, events } = traceQuery(p, 'data.test.p');
     expect(rows).toEqual([]);
     expect(summary(events)).toEqual([
-      'Enter 0/0 {data.test.p}',
-      'Eval 0/0 data.test.p',
+      'Enter 0/0 {data.test.p = _}',
+      'Eval 0/0 data.test.p = _',
       'Enter 1/0 data.test.p',
       'Eval 1/0 1 == 2',
       'Fail 1/0 1 == 2',
-      'Fail 0/0 data.test.p',
+      'Fail 0/0 data.test.p = _',
     ]);
   });
 
@@ -76,9 +76,9 @@ describe('reference interpreter events', () => {
       'Exit 1/0 data.test.s',
       'Redo 1/0 data.test.s',
       'Redo 1/0 some x in [1, 2]',
-      'Exit 0/0 {data.test.s}',
-      'Redo 0/0 {data.test.s}',
-      'Redo 0/0 data.test.s',
+      'Exit 0/0 {data.test.s = _}',
+      'Redo 0/0 {data.test.s = _}',
+      'Redo 0/0 data.test.s = _',
     ]);
   });
 
