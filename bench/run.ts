@@ -3,8 +3,9 @@
 // decision in process (decision path and ad-hoc query, against a hand-written JS
 // function), Kubernetes admission (gatekeeper templates against hand-written JS), the
 // ACI policy's nine entrypoints, a 50 MB data document (lookup and full scan, p50/p99),
-// rule indexing (1 to 10,000 rules), each also on the Wasm back end, and CLI start
-// (whole processes against `node -e 0`). `--only rbac,admission,aci,large-data,indexing,cli`
+// rule indexing (1 to 10,000 rules; also OPA's VirtualDocs), each also on the Wasm back
+// end, OPA's REST authz benchmark (10 to 1,000 regex paths, against hand-written JS),
+// and CLI start (whole processes against `node -e 0`). `--only rbac,admission,aci,large-data,indexing,restauthz,cli`
 // runs a subset (then bench/results/latest.json holds only those rows). With `--server`
 // (or REGENT_BENCH_SERVER=1) it also runs bench/server.bench.ts (autocannon against
 // an empty Fastify route, minutes) and takes its ratios. The memory and filters
@@ -21,6 +22,7 @@ import { runAdmissionBench } from './admission.bench.js';
 import { runAciBench } from './aci.bench.js';
 import { runLargeDataBench } from './large-data.bench.js';
 import { runIndexingBench } from './indexing.bench.js';
+import { runRestAuthzBench } from './restauthz.bench.js';
 import type { Row } from './timing.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,6 +72,7 @@ if (runs('admission')) rows.push(...(await runAdmissionBench({ log })));
 if (runs('aci')) rows.push(...(await runAciBench({ log })));
 if (runs('large-data')) rows.push(...(await runLargeDataBench({ log })));
 if (runs('indexing')) rows.push(...(await runIndexingBench({ log })));
+if (runs('restauthz')) rows.push(...(await runRestAuthzBench({ log })));
 if (runs('cli')) {
   const cli = runCliStartBench();
   for (const c of cli.commands) {

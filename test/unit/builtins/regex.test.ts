@@ -88,3 +88,21 @@ describe('regex.template_match / regex.globs_match', () => {
     expect(err('regex.globs_match', 'a[b', 'a')).toMatch(/found \[ without matching \]: the input provided is invalid$/);
   });
 });
+
+describe('regex.match over more patterns than the compiled-pattern cache holds', () => {
+  // 1,000 patterns tested in turn, three times: the compiled programs cycle out of the
+  // 256-entry cache, and later rounds test through the kept native forms
+  // (regex-cache.ts); results, long inputs (past a native form's length bound) and
+  // parse errors must not change.
+  it('answers as the first round did', () => {
+    const patterns = Array.from({ length: 1000 }, (_, i) => `^/api/v1/resourcetype-${i}/.*$`);
+    const rounds = [0, 1, 2].map(() => patterns.map((p, i) => [call('regex.match', p, `/api/v1/resourcetype-${i}/x`), call('regex.match', p, `/api/v1/resourcetype-${i + 1}/x`)]));
+    expect(rounds[0]!.every(([hit, miss]) => hit === true && miss === false)).toBe(true);
+    expect(rounds[1]).toEqual(rounds[0]);
+    expect(rounds[2]).toEqual(rounds[0]);
+    const long = '/api/v1/resourcetype-7/' + 'x'.repeat(100_000);
+    expect(call('regex.match', patterns[7]!, long)).toBe(true);
+    expect(call('regex.match', patterns[8]!, long)).toBe(false);
+    expect(err('regex.match', '[', 'x')).toBe('eval_builtin_error: regex.match: error parsing regexp: missing closing ]: `[`');
+  });
+});
