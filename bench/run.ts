@@ -4,8 +4,9 @@
 // function), Kubernetes admission (gatekeeper templates against hand-written JS), the
 // ACI policy's nine entrypoints, a 50 MB data document (lookup and full scan, p50/p99),
 // rule indexing (1 to 10,000 rules; also OPA's VirtualDocs), each also on the Wasm back
-// end, OPA's REST authz benchmark (10 to 1,000 regex paths, against hand-written JS),
-// and CLI start (whole processes against `node -e 0`). `--only rbac,admission,aci,large-data,indexing,restauthz,cli`
+// end, OPA's REST authz benchmark (10 to 1,000 regex paths, against hand-written JS), a
+// group-by comprehension (OPA's comprehension indexing, against hand-written JS),
+// and CLI start (whole processes against `node -e 0`). `--only rbac,admission,aci,large-data,indexing,restauthz,groupby,cli`
 // runs a subset (then bench/results/latest.json holds only those rows). With `--server`
 // (or REGENT_BENCH_SERVER=1) it also runs bench/server.bench.ts (autocannon against
 // an empty Fastify route, minutes) and takes its ratios. The memory and filters
@@ -23,6 +24,7 @@ import { runAciBench } from './aci.bench.js';
 import { runLargeDataBench } from './large-data.bench.js';
 import { runIndexingBench } from './indexing.bench.js';
 import { runRestAuthzBench } from './restauthz.bench.js';
+import { runGroupByBench } from './groupby.bench.js';
 import type { Row } from './timing.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,6 +75,7 @@ if (runs('aci')) rows.push(...(await runAciBench({ log })));
 if (runs('large-data')) rows.push(...(await runLargeDataBench({ log })));
 if (runs('indexing')) rows.push(...(await runIndexingBench({ log })));
 if (runs('restauthz')) rows.push(...(await runRestAuthzBench({ log })));
+if (runs('groupby')) rows.push(...(await runGroupByBench({ log })));
 if (runs('cli')) {
   const cli = runCliStartBench();
   for (const c of cli.commands) {

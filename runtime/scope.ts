@@ -10,6 +10,7 @@ import { getBuiltin, callBuiltin, BuiltinCallError } from './builtins/registry.j
 import { member, memberWithKey } from './builtins/sets.js';
 import { builtinFailed, insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
 import { limits, collectionTooLarge, checkArgumentRoom, LARGE_ARGUMENT } from './eval/limits.js';
+import { comprehensionLookup } from './eval/compr-index.js';
 
 export const RUNTIME = {
   dot,
@@ -41,6 +42,7 @@ export const RUNTIME = {
   NO_VALUE,
   limits,
   collectionTooLarge,
+  comprehensionLookup,
 };
 
 export type RuntimeScope = typeof RUNTIME;

@@ -360,6 +360,13 @@ export class Interpreter {
 
   private comprehension(e: Expr & { k: 'compr' }, f: Slots, c: EvalContext): Value {
     const rt = this.rt;
+    const ix = e.index;
+    if (ix !== undefined) {
+      // An indexed comprehension (passes/comprehension-index.ts): a lookup in the table
+      // its keyed body builds once per context.
+      const keys = this.args(ix.keys, f, c);
+      if (keys !== undefined) return rt.comprehensionLookup(c, ix.id, keys, e.kind === 'set', () => this.expr(ix.pairs, new Array(ix.frameSize), c));
+    }
     if (e.kind === 'object') {
       const obj = new rt.RObject();
       this.nested(e.body, f, c, (f2, c2) => {

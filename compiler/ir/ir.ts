@@ -37,7 +37,7 @@ export type Expr =
   | { k: 'set'; items: Expr[] }
   | { k: 'object'; entries: [Expr, Expr][]; loc: Location }
   /** A comprehension: run `body`, collect `head` (and `key` for objects) per solution. */
-  | { k: 'compr'; kind: 'array' | 'set' | 'object'; body: Block; head: Expr; key?: Expr; loc: Location }
+  | { k: 'compr'; kind: 'array' | 'set' | 'object'; body: Block; head: Expr; key?: Expr; loc: Location; index?: ComprehensionIndex }
   /** String interpolation. */
   | { k: 'template'; parts: (string | Expr)[] };
 
@@ -112,6 +112,23 @@ export interface RuleDef {
   loc: Location;
   /** The rule this definition was planned from (for traces). */
   src?: AstRule;
+}
+
+/**
+ * An indexed comprehension (pass `comprehension-index`, OPA's comprehension indexing):
+ * the back ends that honour it (generated JS, closures, the interpreter) evaluate
+ * `pairs` once per evaluation context, in a fresh frame of `frameSize` slots, and look
+ * the values of `keys` up among its `[[key values…], member]` pairs
+ * (runtime/eval/compr-index.ts); the others evaluate the comprehension as written.
+ */
+export interface ComprehensionIndex {
+  /** The policy-wide number of the table in an evaluation context. */
+  id: number;
+  /** The outer variables the comprehension keys on (locals of the enclosing body). */
+  keys: Expr[];
+  /** An array comprehension of `[[key values…], member]`, free of outer variables. */
+  pairs: Expr;
+  frameSize: number;
 }
 
 /**

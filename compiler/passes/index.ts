@@ -9,6 +9,7 @@ import { checkRecursion } from './check-recursion.js';
 import { checkTypes } from './check-types.js';
 import { hoistInvariants } from './hoist-invariants.js';
 import { ruleIndex } from './rule-index.js';
+import { comprehensionIndex } from './comprehension-index.js';
 import { RegoErrors } from '../source/diagnostics.js';
 import { runStrictStage } from '../strict/index.js';
 
@@ -20,6 +21,7 @@ export const PASSES: readonly Pass[] = [
   checkTypes, // constant builtin arguments match the declared types
   checkRecursion, // no rule may depend on itself
   hoistInvariants, // loop-invariant lookups move before the first iteration
+  comprehensionIndex, // group-by comprehensions keyed on outer variables (OPA's comprehension indexing)
   ruleIndex, // definitions indexed by a `ground ref == constant` test of their body
 ];
 

@@ -7,6 +7,7 @@ import type { BuiltinContext } from '../builtins/types.js';
 import { EvalError } from './errors.js';
 import { checkHeap } from './limits.js';
 import { currentRuntimeInfo } from './runtime-info.js';
+import type { ComprehensionTables } from './compr-index.js';
 
 /** A replacement installed by `with` for a builtin or user function. */
 export type FunctionOverride = { kind: 'value'; value: Value } | { kind: 'builtin'; name: string } | { kind: 'group'; group: number };
@@ -58,6 +59,8 @@ export class EvalContext implements BuiltinContext {
   print: (message: string) => void = discard;
   runtime: Value = currentRuntimeInfo();
   private cacheMap: Map<string, unknown> | undefined;
+  /** Indexed comprehensions' tables (compr-index.ts), made on first use; a `with` block's derived context starts without. */
+  comprehensionTables: ComprehensionTables | undefined = undefined;
   private now: bigint | undefined;
   private extrasMap: Record<string, unknown> | undefined;
 
@@ -99,6 +102,7 @@ export class EvalContext implements BuiltinContext {
     this.extrasMap = undefined;
     this.scanned = undefined;
     this.fnTable = undefined;
+    this.comprehensionTables = undefined;
     this.input = undefined;
     this.data = null;
   }

@@ -173,6 +173,24 @@ export abstract class ExprClosures {
 
   private comprehension(e: Expr & { k: 'compr' }): E {
     const rt = this.rt;
+    const ix = e.index;
+    if (ix !== undefined) {
+      // An indexed comprehension (passes/comprehension-index.ts): a lookup in the table
+      // its keyed body builds once per context.
+      const keys = ix.keys.map((k) => this.expr(k));
+      const pairs = this.expr(ix.pairs);
+      const { id, frameSize } = ix;
+      const asSet = e.kind === 'set';
+      return (f, c) => {
+        const values: Value[] = [];
+        for (const k of keys) {
+          const v = k(f, c);
+          if (v === undefined) return undefined;
+          values.push(v);
+        }
+        return rt.comprehensionLookup(c, id, values, asSet, () => pairs(new Array(frameSize), c));
+      };
+    }
     const head = this.expr(e.head);
     const key = e.key ? this.expr(e.key) : undefined;
     let acc: Value[] | undefined;

@@ -256,7 +256,7 @@ export abstract class ExprEmitter {
       }
       case 'compr':
         this.unbounded++;
-        return this.comprehension(e, pre);
+        return this.comprehension(e, fail, pre);
       case 'object': {
         this.unbounded++;
         if (constantStringKeys(e.entries)) return stringKeyedObject(this, e.entries, fail, pre);
@@ -358,7 +358,16 @@ export abstract class ExprEmitter {
    * fresh array, set members list or object. An array comprehension enumerates sets in
    * order; the collection cap applies as in closures.ts. Never undefined.
    */
-  private comprehension(e: Expr & { k: 'compr' }, pre: Code[]): Code {
+  private comprehension(e: Expr & { k: 'compr' }, fail: Name, pre: Code[]): Code {
+    const ix = e.index;
+    if (ix !== undefined) {
+      // An indexed comprehension (passes/comprehension-index.ts): the keyed body as a
+      // closure (run once per context, in a fresh frame), the lookup in place.
+      const keys = ix.keys.map((k) => this.expr(k, fail, pre));
+      this.tables.CL.push(this.cc.expr(ix.pairs));
+      const build = _`CL[${this.tables.CL.length - 1}]`;
+      return _`rt.comprehensionLookup(c, ${this.k(ix.id)}, [${join(keys, new Code(', '))}], ${new Code(e.kind === 'set' ? 'true' : 'false')}, () => ${build}(new Array(${this.k(ix.frameSize)}), c))`;
+    }
     const acc = this.names.next('o');
     const label = this.names.next('L');
     const collect = (fail: Name): Code => {

@@ -32,7 +32,7 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
 
 describe('pass list', () => {
   it('is one ordered list of named passes', () => {
-    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rewrite-rego-metadata-calls', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'rule-index']);
+    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rewrite-rego-metadata-calls', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'comprehension-index', 'rule-index']);
   });
 });
 
@@ -183,5 +183,26 @@ describe('queries', () => {
     const q = p.prepare('x := data.a.xs[_]');
     expect(q.vars).toEqual(['x']);
     expect(q.eval().map((r) => r.bindings)).toEqual([{ x: 1 }, { x: 2 }]);
+  });
+});
+
+describe('comprehension-index', () => {
+  it('marks a group-by comprehension bound by a let, keyed on the outer variable, and leaves the others', () => {
+    const s = runUntil(
+      'comprehension-index',
+      stateOf('package a\ng contains ks if { v := data.items[_]; ks := [k | some k; v == data.items[k]] }\nh contains n if { v := data.items[_]; n := count([k | some k; v == data.items[k]]) }\nm contains ks if { v := data.items[_]; ks := {k: 1 | some k; v == data.items[k]} }'),
+    );
+    const compr = (path: string) => {
+      const g = s.ir!.groups.find((x) => x.path.join('.') === path)!;
+      const e = g.defs[0]!.body.find((st) => st.k === 'let' && st.slot !== 0 && (st.expr.k === 'compr' || st.expr.k === 'call'));
+      return e && e.k === 'let' ? e.expr : undefined;
+    };
+    const g = compr('a.g');
+    expect(g?.k === 'compr' && g.index?.keys).toEqual([{ k: 'local', slot: 0 }]);
+    // Inside a call (as OPA: only `x := [...]`), and object comprehensions, stay as written.
+    const h = compr('a.h');
+    expect(h?.k === 'call' && h.args[0]!.k === 'compr' && h.args[0]!.index).toBe(undefined);
+    const m = compr('a.m');
+    expect(m?.k === 'compr' && m.index).toBe(undefined);
   });
 });
