@@ -14,13 +14,18 @@ interface Lookup {
 
 const lookups = new WeakMap<RuleIndex, Lookup>();
 
+/** The definitions (ids, in definition order) to run for an entry's `defs`: those plus the ones always run. */
+export function bucketIds(ix: RuleIndex, defs: readonly number[]): number[] {
+  return [...new Set([...defs, ...ix.always])].sort((a, b) => a - b);
+}
+
 function lookupOf(g: RuleGroup, ix: RuleIndex, canonicalKey: (v: Value) => string): Lookup {
   let l = lookups.get(ix);
   if (l === undefined) {
-    const pick = (ids: number[]): RuleDef[] => [...new Set(ids)].sort((a, b) => a - b).map((i) => g.defs[i]!);
+    const pick = (ids: number[]): RuleDef[] => ids.map((i) => g.defs[i]!);
     const byKey = new Map<string, RuleDef[]>();
-    for (const e of ix.entries) byKey.set(canonicalKey(e.key), pick([...e.defs, ...ix.always]));
-    l = { byKey, always: pick(ix.always) };
+    for (const e of ix.entries) byKey.set(canonicalKey(e.key), pick(bucketIds(ix, e.defs)));
+    l = { byKey, always: pick(bucketIds(ix, [])) };
     lookups.set(ix, l);
   }
   return l;

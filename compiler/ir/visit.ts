@@ -1,7 +1,9 @@
 // Read-only traversal of the IR: visit every expression of a rule definition or a
 // block, depth first, including those inside patterns, `with` values and nested
 // blocks (not, every, with, comprehensions). Passes that inspect expressions
-// (check-types, check-recursion) use this instead of walking the IR themselves.
+// (check-types, check-recursion) use this instead of walking the IR themselves;
+// `someNode` asks about node kinds anywhere below (prints, slots read or bound) for
+// rule-index, comprehension-index and the JS back end's inlining.
 import type { Block, Expr, Pattern, RuleDef, Stmt } from './ir.js';
 
 export type ExprVisitor = (e: Expr) => void;
@@ -84,4 +86,23 @@ export function visitExpr(e: Expr, fn: ExprVisitor): void {
     default:
       return;
   }
+}
+
+/** Any IR node: an expression, statement or pattern (each has its `k`). */
+export type IRNode = { k?: unknown; slot?: unknown; name?: unknown };
+
+/**
+ * Whether some IR node at or below `node` (expressions, statements and patterns, in
+ * blocks at any depth) satisfies `test`: the untyped companion of the visitors above,
+ * for questions about node kinds (does a body print, which slots does it read). Does
+ * not look into constants' values, locations, AST sources or comprehension indexes.
+ */
+export function someNode(node: unknown, test: (n: IRNode) => boolean): boolean {
+  if (Array.isArray(node)) return node.some((x) => someNode(x, test));
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as IRNode;
+  if (n.k === 'const') return false;
+  if (test(n)) return true;
+  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && key !== 'src' && key !== 'opLoc' && key !== 'index' && someNode(v, test)) return true;
+  return false;
 }

@@ -14,6 +14,7 @@
 // an error), comprehensions that print or contain `with`.
 import type { Block, ComprehensionIndex, Expr, RuleDef, Stmt } from '../ir/ir.js';
 import type { Pass } from './pass.js';
+import { someNode, type IRNode } from '../ir/visit.js';
 
 export const comprehensionIndex: Pass = {
   name: 'comprehension-index',
@@ -49,7 +50,7 @@ function indexDefinition(d: RuleDef, nextId: () => number): void {
 
 /** The index of comprehension `e` whose enclosing body has bound `bound` before it, or undefined. */
 function indexFor(e: Expr & { k: 'compr' }, bound: Set<number>, frameSize: number): Omit<ComprehensionIndex, 'id'> | undefined {
-  if (e.kind === 'object' || has(e, (n) => n.k === 'print' || n.k === 'with')) return undefined;
+  if (e.kind === 'object' || someNode(e, (n) => n.k === 'print' || n.k === 'with')) return undefined;
   const used = new Set<number>();
   collect([e.body, e.head], 'refs', used);
   const outer = [...used].filter((s) => bound.has(s)).sort((a, b) => a - b);
@@ -94,33 +95,12 @@ function keyTest(s: Stmt, o: number): Expr | undefined {
   return undefined;
 }
 
-type IRNode = { k?: unknown; slot?: unknown };
-
-/** Deep over IR (not constants' values, locations, sources or other indexes): slots read (`refs`) or bound (`binds`). */
+/** The slots IR below `node` reads (`refs`: locals) or binds (`binds`: `let`, `capture`, pattern binds). */
 function collect(node: unknown, what: 'refs' | 'binds', out: Set<number>): void {
-  if (Array.isArray(node)) {
-    for (const x of node) collect(x, what, out);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const n = node as IRNode;
-  if (n.k === 'const') return;
-  if (typeof n.slot === 'number') {
-    if (what === 'refs' && n.k === 'local') out.add(n.slot);
-    if (what === 'binds' && (n.k === 'bind' || n.k === 'let' || n.k === 'capture')) out.add(n.slot);
-  }
-  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && key !== 'src' && key !== 'index' && key !== 'opLoc') collect(v, what, out);
-}
-
-/** Whether some IR node below `node` satisfies `test`. */
-function has(node: unknown, test: (n: IRNode) => boolean): boolean {
-  if (Array.isArray(node)) return node.some((x) => has(x, test));
-  if (node === null || typeof node !== 'object') return false;
-  const n = node as IRNode;
-  if (n.k === 'const') return false;
-  if (test(n)) return true;
-  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && key !== 'src' && key !== 'index' && key !== 'opLoc' && has(v, test)) return true;
-  return false;
+  someNode(node, (n) => {
+    if (typeof n.slot === 'number' && (what === 'refs' ? n.k === 'local' : n.k === 'bind' || n.k === 'let' || n.k === 'capture')) out.add(n.slot);
+    return false;
+  });
 }
 
 /** A copy of IR `node` with reads of the slots in `fresh` renamed (constants, locations and sources shared). */

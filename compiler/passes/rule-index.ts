@@ -15,6 +15,7 @@
 import type { Expr, RuleDef, RuleGroup, RuleIndex, Stmt } from '../ir/ir.js';
 import { canonicalKey, type Value } from '../../runtime/value/index.js';
 import type { Pass } from './pass.js';
+import { someNode } from '../ir/visit.js';
 
 export const ruleIndex: Pass = {
   name: 'rule-index',
@@ -103,13 +104,7 @@ function equalityOperands(s: Stmt): [Expr, Expr] | undefined {
 
 /** Whether IR holds a `print` or an `internal.test_case` call, at any depth (OPA never indexes those rules). */
 function recordsOutput(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(recordsOutput);
-  if (node === null || typeof node !== 'object') return false;
-  const n = node as { k?: unknown; name?: unknown };
-  if (n.k === 'print' || (n.k === 'call' && (n.name === 'internal.test_case' || n.name === 'internal.print'))) return true;
-  if (n.k === 'const') return false;
-  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && recordsOutput(v)) return true;
-  return false;
+  return someNode(node, (n) => n.k === 'print' || (n.k === 'call' && (n.name === 'internal.test_case' || n.name === 'internal.print')));
 }
 
 /** A text key for a ground ref over input or base data with constant keys. */

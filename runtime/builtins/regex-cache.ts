@@ -89,8 +89,10 @@ export function regexTest(pattern: string, s: string): boolean {
   }
   const e = entry(pattern);
   if (e.native === undefined) {
-    e.native = nativeRegex(pattern) ?? null;
-    if (e.native !== null) {
+    // A pattern whose program was compiled again after eviction keeps its native form.
+    const kept = natives.get(pattern);
+    e.native = kept ?? nativeRegex(pattern) ?? null;
+    if (kept === undefined && e.native !== null) {
       if (natives.size >= NATIVE_MAX) natives.delete(natives.keys().next().value!);
       natives.set(pattern, e.native);
     }

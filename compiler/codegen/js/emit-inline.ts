@@ -14,16 +14,11 @@ import type { Block, Expr, RuleGroup, Stmt } from '../../ir/ir.js';
 import type { Value } from '../../../runtime/value/value.js';
 import { _, Code, join, type Name } from './code.js';
 import { Unsupported, type Emitter } from './emit.js';
+import { someNode } from '../../ir/visit.js';
 
 /** Whether IR (a body, an expression) holds a `print` statement, at any depth. */
 export function hasPrint(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasPrint);
-  if (node === null || typeof node !== 'object') return false;
-  const n = node as { k?: unknown };
-  if (n.k === 'print') return true;
-  if (n.k === 'const') return false;
-  for (const [key, v] of Object.entries(node)) if (key !== 'loc' && hasPrint(v)) return true;
-  return false;
+  return someNode(node, (n) => n.k === 'print');
 }
 
 /** Plain definitions: no else, no ref-head keys, no parameters, no `print` (a memoized rule prints once). */

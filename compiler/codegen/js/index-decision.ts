@@ -12,6 +12,7 @@ import type { Value } from '../../../runtime/value/value.js';
 import type { RuntimeScope } from '../../../runtime/scope.js';
 import type { EvalContext } from '../../../runtime/eval/context.js';
 import { propKey } from './emit-exprs.js';
+import { bucketIds } from '../../ir/index-lookup.js';
 import { Code } from './code.js';
 import type { E, Slots } from './types.js';
 
@@ -56,7 +57,7 @@ export function testInOrder(defs: { exists(f: Slots, c: EvalContext): boolean; f
 export function indexBuckets(g: RuleGroup, ix: RuleIndex, ref: E, rt: RuntimeScope): IndexBuckets {
   const keyed = new Set(ix.entries.flatMap((e) => e.defs));
   const bucket = (list: number[], strip: boolean): Bucket => {
-    const ids = [...new Set([...list, ...ix.always])].sort((a, b) => a - b);
+    const ids = bucketIds(ix, list);
     const first = g.defs[ids[0]!];
     return { ids, strip, trivial: strip && first !== undefined && keyed.has(ids[0]!) && first.body.length === 1 };
   };

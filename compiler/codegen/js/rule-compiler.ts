@@ -17,6 +17,7 @@ import { Code } from './code.js';
 import { inlinableSet, inlinableTest } from './emit-inline.js';
 import { inlinableFunctions, type InlineFunction } from './emit-inline-call.js';
 import { functionConstants, leafFunctions } from './ir-facts.js';
+import { bucketIds } from '../../ir/index-lookup.js';
 import { indexBuckets, indexedDecision, testInOrder, inputPath, inputReader, type Bucket } from './index-decision.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { Block } from '../../ir/ir.js';
@@ -153,16 +154,16 @@ export abstract class RuleCompiler {
     const ix = g.index;
     if (!ix) return undefined;
     const defs = this.defs[g.id]!;
-    const pick = (ids: number[]): CompiledDef[] => [...new Set(ids)].sort((a, b) => a - b).map((i) => defs[i]!);
+    const pick = (ids: number[]): CompiledDef[] => ids.map((i) => defs[i]!);
     const byKey = new Map<string, CompiledDef[]>();
     const byString = new Map<string, CompiledDef[]>();
     for (const e of ix.entries) {
-      const defsFor = pick([...e.defs, ...ix.always]);
+      const defsFor = pick(bucketIds(ix, e.defs));
       if (typeof e.key === 'string') byString.set(e.key, defsFor);
       else byKey.set(this.rt.canonicalKey(e.key), defsFor);
     }
     const path = this.backend === 'js' ? inputPath(ix.ref) : undefined;
-    return { ref: path !== undefined ? inputReader(path, this.rt) : this.cc.expr(ix.ref), path, byString, byKey, always: pick(ix.always) };
+    return { ref: path !== undefined ? inputReader(path, this.rt) : this.cc.expr(ix.ref), path, byString, byKey, always: pick(bucketIds(ix, [])) };
   }
 
   /** The definitions of a group worth running in this context (all, unless indexed). */
