@@ -365,7 +365,7 @@ export class Interpreter {
       // An indexed comprehension (passes/comprehension-index.ts): a lookup in the table
       // its keyed body builds once per context.
       const keys = this.args(ix.keys, f, c);
-      if (keys !== undefined) return rt.comprehensionLookup(c, ix.id, keys, e.kind === 'set', () => this.expr(ix.pairs, new Array(ix.frameSize), c));
+      if (keys !== undefined) return rt.comprehensionLookup(c, ix.id, keys, e.kind, () => this.expr(ix.pairs, new Array(ix.frameSize), c));
     }
     if (e.kind === 'object') {
       const obj = new rt.RObject();

@@ -1,5 +1,5 @@
 // Pass `comprehension-index`: OPA's comprehension indexing (v1/ast/compile.go
-// getComprehensionIndex). An array or set comprehension bound by a top-level `let` of
+// getComprehensionIndex). An array, set or object comprehension bound by a top-level `let` of
 // a rule or function body (`ks := [k | some k; v == data.items[k]]`), or that is the
 // definition's value (`f(v) := [k | …]`), that refers to
 // variables bound before it (`v`) only through body tests `v == expr` (expr free of
@@ -9,9 +9,10 @@
 // looks the current values up (runtime/eval/compr-index.ts; the table is built on first
 // use, per evaluation context). A group-by inside a loop goes from O(n²) to O(n).
 // The pass only marks the comprehension (`index` on the IR node, ComprehensionIndex):
-// Wasm and partial evaluation ignore the mark and evaluate it as written. Not indexed:
-// object comprehensions (a key conflict in a group no evaluation asks for would become
-// an error), comprehensions that print or contain `with`.
+// Wasm and partial evaluation ignore the mark and evaluate it as written. An indexed
+// object comprehension's members are `[key, value]` pairs, and, as in OPA, a later value
+// of a key replaces an earlier one (no conflict error; compr-index.ts). Not indexed:
+// comprehensions that print or contain `with`.
 import type { Block, ComprehensionIndex, Expr, RuleDef, Stmt } from '../ir/ir.js';
 import type { Pass } from './pass.js';
 import { someNode, type IRNode } from '../ir/visit.js';
@@ -50,9 +51,9 @@ function indexDefinition(d: RuleDef, nextId: () => number): void {
 
 /** The index of comprehension `e` whose enclosing body has bound `bound` before it, or undefined. */
 function indexFor(e: Expr & { k: 'compr' }, bound: Set<number>, frameSize: number): Omit<ComprehensionIndex, 'id'> | undefined {
-  if (e.kind === 'object' || someNode(e, (n) => n.k === 'print' || n.k === 'with')) return undefined;
+  if (someNode(e, (n) => n.k === 'print' || n.k === 'with')) return undefined;
   const used = new Set<number>();
-  collect([e.body, e.head], 'refs', used);
+  collect([e.body, e.head, e.key], 'refs', used);
   const outer = [...used].filter((s) => bound.has(s)).sort((a, b) => a - b);
   if (outer.length === 0) return undefined;
   const fresh = new Map(outer.map((s, i) => [s, frameSize + i]));
@@ -78,7 +79,8 @@ function indexFor(e: Expr & { k: 'compr' }, bound: Set<number>, frameSize: numbe
     return renamed(s, fresh);
   });
   const keyTuple: Expr = { k: 'array', items: outer.map((o) => ({ k: 'local', slot: fresh.get(o)! }) as Expr) };
-  const pairs: Expr = { k: 'compr', kind: 'array', body, head: { k: 'array', items: [keyTuple, renamed(e.head, fresh)] }, loc: e.loc };
+  const member: Expr = e.kind === 'object' ? { k: 'array', items: [renamed(e.key!, fresh), renamed(e.head, fresh)] } : renamed(e.head, fresh);
+  const pairs: Expr = { k: 'compr', kind: 'array', body, head: { k: 'array', items: [keyTuple, member] }, loc: e.loc };
   return { keys: outer.map((o) => ({ k: 'local', slot: o }) as Expr), pairs, frameSize: frameSize + outer.length };
 }
 

@@ -5,20 +5,28 @@
 // lookup of the current values. The table lives in the context, so a `with` block
 // (a derived context) builds its own. Shared by every evaluator that honours the mark
 // (generated JS, closures, the reference interpreter).
+// An indexed object comprehension keeps OPA's semantics for that case (topdown's
+// buildComprehensionCacheObject inserts each solution's key and value, a later value
+// replacing an earlier one): no "object keys must be unique" conflict, the last value
+// of a key wins. The unindexed form still raises the conflict, as OPA's does.
 import type { EvalContext } from './context.js';
 import type { Value } from '../value/value.js';
 import { canonicalKey } from '../value/key.js';
-import { RSet } from '../value/collections.js';
+import { RObject, RSet } from '../value/collections.js';
 
 /** Per context: comprehension id → canonical key of the outer values → the members, in solution order. */
 export type ComprehensionTables = Map<number, Map<string, Value[]>>;
 
+/** What an indexed comprehension makes of its members. */
+export type ComprehensionKind = 'array' | 'set' | 'object';
+
 /**
  * The value of indexed comprehension `id` for outer values `keys`: an array of the
- * members (a set when `asSet`) grouped under those values, empty when none. `build`
- * runs the keyed body once per context: an array of `[[key values…], member]` pairs.
+ * members (a set, or an object of `[key, value]` members, by `kind`) grouped under
+ * those values, empty when none. `build` runs the keyed body once per context: an
+ * array of `[[key values…], member]` pairs.
  */
-export function comprehensionLookup(c: EvalContext, id: number, keys: Value[], asSet: boolean, build: () => Value | undefined): Value {
+export function comprehensionLookup(c: EvalContext, id: number, keys: Value[], kind: ComprehensionKind, build: () => Value | undefined): Value {
   const tables = (c.comprehensionTables ??= new Map());
   let table = tables.get(id);
   if (table === undefined) {
@@ -32,7 +40,12 @@ export function comprehensionLookup(c: EvalContext, id: number, keys: Value[], a
     tables.set(id, table);
   }
   const members = table.get(tupleKey(keys));
-  if (asSet) return RSet.of(members ?? []);
+  if (kind === 'set') return RSet.of(members ?? []);
+  if (kind === 'object') {
+    const obj = new RObject();
+    for (const m of members ?? []) obj.set((m as Value[])[0]!, (m as Value[])[1]!);
+    return obj;
+  }
   return members === undefined ? [] : members.slice();
 }
 

@@ -3,9 +3,12 @@
 // outer variables must give what the same comprehension gives when it cannot be
 // indexed (the key test written so it reads the outer variable on both sides), on the
 // generated-JS back end, the closures and the reference interpreter: arrays (in
-// order) and sets, one and two keys, a function parameter as the key, keys equal as
+// order), sets and objects, one and two keys, a function parameter as the key, keys equal as
 // numbers (1 and 1.0) and composite keys, no match (an empty collection), and `with`
-// (a derived context builds its own table).
+// (a derived context builds its own table). An indexed object comprehension whose
+// group has one key twice keeps the later value, as OPA's comprehension cache does
+// (topdown buildComprehensionCacheObject: Object.Insert), where the unindexed one
+// raises "object keys must be unique".
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../compiler/index.js';
 import { prepareInterpreted } from '../../compiler/interp/index.js';
@@ -54,6 +57,27 @@ calls := [f(v) | some v in data.items]
 
 calls_plain := [f_plain(v) | some v in data.items]
 
+as_object contains [v, o] if {
+	v := data.items[_]
+	o := {k: x | some k; x := data.items[k]; v == x}
+}
+
+as_object_plain contains [v, o] if {
+	v := data.items[_]
+	o := {k: x | some k; x := data.items[k]; x == json.unmarshal(json.marshal(v))}
+}
+
+# Groups by the first letter; a repeated name in a group: the later value wins.
+by_letter contains [l, o] if {
+	some l in ["a", "b"]
+	o := {name: i | some i; name := data.names[i]; l == substring(name, 0, 1)}
+}
+
+by_letter_plain contains [l, o] if {
+	some l in ["a", "b"]
+	o := {name: i | some i; name := data.names[i]; substring(name, 0, 1) == concat("", [l])}
+}
+
 missing contains ks if {
 	some v in ["none", 3]
 	ks := [k | some k; v == data.items[k]]
@@ -70,11 +94,14 @@ const DATA = [
   { items: [], pairs: [['y', 2]] },
 ];
 
+const NAMES = { names: ['ann', 'bob', 'al', 'ann', 'bea'] };
+
 const PAIRS: [string, string][] = [
   ['by_value', 'by_value_plain'],
   ['as_set', 'as_set_plain'],
   ['two_keys', 'two_keys_plain'],
   ['calls', 'calls_plain'],
+  ['as_object', 'as_object_plain'],
 ];
 
 describe('indexed comprehensions', () => {
@@ -86,7 +113,7 @@ describe('indexed comprehensions', () => {
   it('marks the comprehensions it can index, and only those', () => {
     const marked = (d: (typeof js.ir.groups)[number]['defs'][number]) => [...d.body.map((s) => (s.k === 'let' ? s.expr : undefined)), d.value].some((e) => e?.k === 'compr' && e.index !== undefined);
     const indexed = js.ir.groups.filter((g) => g.defs.some(marked)).map((g) => g.path.join('.'));
-    expect(indexed.sort()).toEqual(['p.as_set', 'p.by_value', 'p.f', 'p.missing', 'p.two_keys']);
+    expect(indexed.sort()).toEqual(['p.as_object', 'p.as_set', 'p.by_letter', 'p.by_value', 'p.f', 'p.missing', 'p.two_keys']);
   });
 
   for (const [k, data] of DATA.entries()) {
@@ -99,6 +126,16 @@ describe('indexed comprehensions', () => {
       });
     }
   }
+
+  it('keeps the later value of a repeated key in an indexed object comprehension, as OPA', () => {
+    const want = JSON.stringify([[['a', { al: 2, ann: 3 }], ['b', { bea: 4, bob: 1 }]]]);
+    expect(value(js, 'data.p.by_letter', NAMES)).toBe(want);
+    expect(value(closures, 'data.p.by_letter', NAMES)).toBe(want);
+    expect(interp('data.p.by_letter', NAMES)).toBe(want);
+    // Written so it cannot be indexed, the same comprehension is a conflict (OPA: eval_conflict_error).
+    expect(() => value(js, 'data.p.by_letter_plain', NAMES)).toThrow(/object keys must be unique/);
+    expect(() => interp('data.p.by_letter_plain', NAMES)).toThrow(/object keys must be unique/);
+  });
 
   it('gives an empty collection for a key no solution has', () => {
     expect(value(js, 'data.p.missing', DATA[0])).toBe('[[[]]]');

@@ -180,7 +180,7 @@ export abstract class ExprClosures {
       const keys = ix.keys.map((k) => this.expr(k));
       const pairs = this.expr(ix.pairs);
       const { id, frameSize } = ix;
-      const asSet = e.kind === 'set';
+      const kind = e.kind;
       return (f, c) => {
         const values: Value[] = [];
         for (const k of keys) {
@@ -188,7 +188,7 @@ export abstract class ExprClosures {
           if (v === undefined) return undefined;
           values.push(v);
         }
-        return rt.comprehensionLookup(c, id, values, asSet, () => pairs(new Array(frameSize), c));
+        return rt.comprehensionLookup(c, id, values, kind, () => pairs(new Array(frameSize), c));
       };
     }
     const head = this.expr(e.head);

@@ -366,7 +366,7 @@ export abstract class ExprEmitter {
       const keys = ix.keys.map((k) => this.expr(k, fail, pre));
       this.tables.CL.push(this.cc.expr(ix.pairs));
       const build = _`CL[${this.tables.CL.length - 1}]`;
-      return _`rt.comprehensionLookup(c, ${this.k(ix.id)}, [${join(keys, new Code(', '))}], ${new Code(e.kind === 'set' ? 'true' : 'false')}, () => ${build}(new Array(${this.k(ix.frameSize)}), c))`;
+      return _`rt.comprehensionLookup(c, ${this.k(ix.id)}, [${join(keys, new Code(', '))}], ${this.k(e.kind)}, () => ${build}(new Array(${this.k(ix.frameSize)}), c))`;
     }
     const acc = this.names.next('o');
     const label = this.names.next('L');

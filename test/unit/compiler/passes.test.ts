@@ -199,10 +199,10 @@ describe('comprehension-index', () => {
     };
     const g = compr('a.g');
     expect(g?.k === 'compr' && g.index?.keys).toEqual([{ k: 'local', slot: 0 }]);
-    // Inside a call (as OPA: only `x := [...]`), and object comprehensions, stay as written.
+    // Inside a call (as OPA: only `x := [...]`) it stays as written; an object comprehension is indexed too.
     const h = compr('a.h');
     expect(h?.k === 'call' && h.args[0]!.k === 'compr' && h.args[0]!.index).toBe(undefined);
     const m = compr('a.m');
-    expect(m?.k === 'compr' && m.index).toBe(undefined);
+    expect(m?.k === 'compr' && m.index?.keys).toEqual([{ k: 'local', slot: 0 }]);
   });
 });
