@@ -11,6 +11,7 @@ import { member, memberWithKey } from './builtins/sets.js';
 import { builtinFailed, insertRuleValue, invokeBuiltin, setUnique } from './eval/rules.js';
 import { limits, collectionTooLarge, checkArgumentRoom, LARGE_ARGUMENT } from './eval/limits.js';
 import { comprehensionLookup } from './eval/compr-index.js';
+import { shapedWalk } from './builtins/graph.js';
 
 export const RUNTIME = {
   dot,
@@ -43,6 +44,7 @@ export const RUNTIME = {
   limits,
   collectionTooLarge,
   comprehensionLookup,
+  shapedWalk,
 };
 
 export type RuntimeScope = typeof RUNTIME;

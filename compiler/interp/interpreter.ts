@@ -23,6 +23,7 @@ import type { BuiltinDef } from '../../runtime/builtins/types.js';
 import { ROOT_QUERY, blockBody, segmentEnd, type QueryFrame, type Recorder, type Slots } from './frames.js';
 import { Rules } from './rules.js';
 import { originOf } from '../plan/origins.js';
+import { walkShape } from '../ir/walk-shape.js';
 import type { TermValue } from './trace.js';
 
 /** A continuation: the rest of the body; true stops the enumeration. */
@@ -36,6 +37,8 @@ export class Interpreter {
   /** The source expression being evaluated (trace node of negations and notes). */
   cur: AstExpr | undefined;
   private readonly builtins = new Map<string, BuiltinDef>();
+  /** Per relation statement, the definition it calls (relationBuiltin). */
+  private readonly relations = new Map<Stmt, BuiltinDef>();
 
   constructor(
     readonly ir: PolicyIR,
@@ -168,7 +171,7 @@ export class Interpreter {
       case 'scan':
         return this.scan(s, f, c, next);
       case 'relation': {
-        const def = this.builtin(s.name, s.loc);
+        const def = this.relationBuiltin(s);
         const vals = this.args(s.args, f, c);
         if (vals === undefined) return false;
         const results = this.invoke(def, s.name, vals, c, s.loc);
@@ -406,6 +409,17 @@ export class Interpreter {
       def = this.rt.getBuiltin(name);
       if (!def) throw new this.rt.EvalError('eval_builtin_error', `undefined builtin ${name}`, loc);
       this.builtins.set(name, def);
+    }
+    return def;
+  }
+
+  /** The definition a relation statement calls: `walk` shaped by its output pattern (ir/walk-shape.ts), made once per statement. */
+  relationBuiltin(s: Stmt & { k: 'relation' }): BuiltinDef {
+    let def = this.relations.get(s);
+    if (def === undefined) {
+      const shape = walkShape(s);
+      def = shape === undefined ? this.builtin(s.name, s.loc) : this.rt.shapedWalk(this.builtin(s.name, s.loc), shape);
+      this.relations.set(s, def);
     }
     return def;
   }

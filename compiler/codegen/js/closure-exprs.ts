@@ -3,7 +3,8 @@
 // expressions become functions of (slots, context) returning a value or
 // undefined, patterns become matchers that bind slots. Comprehensions compile
 // their bodies through the subclass's block().
-import type { Block, Expr, Pattern } from '../../ir/ir.js';
+import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
+import { walkShape } from '../../ir/walk-shape.js';
 import type { Location } from '../../source/location.js';
 import type { Value } from '../../../runtime/value/value.js';
 import type { RuntimeScope } from '../../../runtime/scope.js';
@@ -285,6 +286,13 @@ export abstract class ExprClosures {
     const def = this.rt.getBuiltin(name);
     if (!def) throw new this.rt.EvalError('eval_builtin_error', `undefined builtin ${name}`, loc);
     return def;
+  }
+
+  /** The definition a relation statement calls: `walk` shaped by its output pattern (ir/walk-shape.ts). */
+  relationBuiltin(s: Stmt & { k: 'relation' }): BuiltinDef {
+    const def = this.builtin(s.name, s.loc);
+    const shape = walkShape(s);
+    return shape === undefined ? def : this.rt.shapedWalk(def, shape);
   }
 
   invoke(def: BuiltinDef, name: string, vals: Value[], c: EvalContext, loc: Location): Value | undefined {

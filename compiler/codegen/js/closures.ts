@@ -95,7 +95,7 @@ export class ClosureCompiler extends ExprClosures {
       case 'scan':
         return this.scan(s, next);
       case 'relation': {
-        const def = this.builtin(s.name, s.loc);
+        const def = this.relationBuiltin(s);
         const args = s.args.map((a) => this.expr(a));
         const out = this.pattern(s.out);
         return (f, c) => {

@@ -3,7 +3,7 @@
 // expressions and patterns. Each expression becomes a JS value; what it needs first
 // (temps, undefined checks that `break` to the failing label) goes to `pre`. Emitter
 // (emit.ts) extends this with statements, loops and function sources.
-import type { Block, Expr, Pattern } from '../../ir/ir.js';
+import type { Block, Expr, Pattern, Stmt } from '../../ir/ir.js';
 import type { Location } from '../../source/location.js';
 import type { BuiltinDef } from '../../../runtime/builtins/types.js';
 import type { ClosureCompiler } from './closures.js';
@@ -143,6 +143,13 @@ export abstract class ExprEmitter {
   builtin(name: string, loc: Location): Code {
     this.unbounded++;
     this.tables.B.push(this.cc.builtin(name, loc));
+    return _`B[${this.tables.B.length - 1}]`;
+  }
+
+  /** The definition relation statement `s` calls (closure-exprs.ts relationBuiltin). */
+  relationBuiltin(s: Stmt & { k: 'relation' }): Code {
+    this.unbounded++;
+    this.tables.B.push(this.cc.relationBuiltin(s));
     return _`B[${this.tables.B.length - 1}]`;
   }
 

@@ -245,7 +245,7 @@ export class Emitter extends ExprEmitter {
         const r = this.names.next('t');
         const i = this.names.next('i');
         const inner = this.names.next('L');
-        const def = this.builtin(s.name, s.loc);
+        const def = this.relationBuiltin(s);
         const mark = this.unbounded;
         const body = join([this.pattern(s.out, _`${r}[${i}]`, inner), rest(inner)]);
         const { entry, each } = this.steps(mark, _`${r}.length`);
