@@ -45,7 +45,8 @@ export type Expr =
 // Patterns destructure a value, binding unbound slots and checking the rest.
 
 export type Pattern =
-  | { k: 'bind'; slot: number }
+  /** `wildcard`: the slot is a `_` of the source, which nothing reads. */
+  | { k: 'bind'; slot: number; wildcard?: true }
   | { k: 'wild' }
   | { k: 'value'; expr: Expr }
   | { k: 'array'; items: Pattern[] }

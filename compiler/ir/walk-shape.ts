@@ -12,7 +12,7 @@ import type { WalkShape } from '../../runtime/builtins/graph.js';
 export function walkShape(s: Stmt & { k: 'relation' }): WalkShape | undefined {
   if (s.name !== 'walk' || s.args.length !== 1 || s.out.k !== 'array' || s.out.items.length !== 2) return undefined;
   const path = s.out.items[0]!;
-  if (path.k === 'wild') return { paths: false };
+  if (path.k === 'wild' || (path.k === 'bind' && path.wildcard === true)) return { paths: false };
   // A path that is constant as a whole (`[["a", "b"], v]`) is planned as one value.
   if (path.k === 'value' && path.expr.k === 'const' && Array.isArray(path.expr.value)) return { prefix: path.expr.value as Value[] };
   if (path.k !== 'array') return undefined;

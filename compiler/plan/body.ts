@@ -2,7 +2,7 @@
 // and emit IR statements for each (see ir/ir.ts). Terms become value expressions
 // (terms.ts); unification becomes let/equal/match statements (unify.ts).
 import type { Body, Expr, Term, VarTerm } from '../ast/nodes.js';
-import type { Block, Pattern, Stmt, WithMod } from '../ir/ir.js';
+import type { Block, Stmt, WithMod } from '../ir/ir.js';
 import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
 import { Analyzer, exprTerms, isAssign, isEq, namesIn } from './analyze.js';
@@ -215,7 +215,7 @@ export class BodyPlanner {
         const outTerm = t.args[info.arity]!;
         if (info.relation) {
           const args = call.args.map((a) => terms.value(a, out));
-          out.push({ k: 'relation', name: name!, args, out: relationOut(outTerm, terms.pattern(outTerm, out)), loc: t.loc });
+          out.push({ k: 'relation', name: name!, args, out: terms.pattern(outTerm, out), loc: t.loc });
           return;
         }
         terms.unifyWithExpr(outTerm, terms.value(call, out), out);
@@ -318,13 +318,3 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
 
 export { namesIn };
 export type { Stmt };
-
-/**
- * A relation's output pattern, with a wildcard that is an item of the output array
- * (`walk(x, [_, v])`) as `wild`: nothing reads it, and the evaluators then know the
- * relation need not build that item (ir/walk-shape.ts: walk without paths).
- */
-function relationOut(t: Term, p: Pattern): Pattern {
-  if (t.kind !== 'array' || p.k !== 'array') return p;
-  return { k: 'array', items: p.items.map((x, i) => (x.k === 'bind' && t.items[i]!.kind === 'var' && (t.items[i] as VarTerm).wildcard === true ? { k: 'wild' } : x)) };
-}

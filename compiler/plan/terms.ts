@@ -253,7 +253,8 @@ export class TermPlanner {
       if (fresh.has(s)) return { k: 'value', expr: { k: 'local', slot: s } };
       fresh.add(s);
       this.bound.add(s);
-      return t.wildcard ? { k: 'bind', slot: s } : { k: 'bind', slot: s };
+      // A wildcard is never read: the mark lets a relation skip building it (ir/walk-shape.ts).
+      return t.wildcard ? { k: 'bind', slot: s, wildcard: true } : { k: 'bind', slot: s };
     }
     if (t.kind === 'array' && !this.analyzer.evaluable(t, this.bound))
       return { k: 'array', items: t.items.map((x) => this.pattern(x, out, fresh)) };
