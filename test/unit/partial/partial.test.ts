@@ -211,4 +211,9 @@ w if admin with input.role as input.claimed
     const w = pe(src, 'data.ex.w');
     expect(text(w)).toEqual(['data.partial.ex.admin with input.role as input.claimed']);
   });
+
+  it('keeps a walk over unknowns whose path is a wildcard as written (the shaped walk is for known values)', () => {
+    const src = 'package ex\nvals contains v if {\n\twalk(input.doc, [_, v])\n\tv == 1\n}\n';
+    expect(text(pe(src, 'data.ex.vals[x]'))).toEqual([expect.stringMatching(/^walk\(input\.doc, \[\$_\d+, 1\]\); 1; x = 1$/)]);
+  });
 });
