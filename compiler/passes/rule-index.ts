@@ -1,6 +1,7 @@
 // Pass `rule-index`: rule indexing on equality with ground refs (as OPA's rule
 // index, v1/ast/index.go). A definition's body statements `ref == constant` and
-// `ref = constant` (at its top level, not negated, not under `with`) over an
+// `ref = constant` (a scalar, or an array of scalars as OPA's indexValue allows; at
+// its top level, not negated, not under `with`) over an
 // invariant ref (input, base data, constant keys) are its conditions: when it fails
 // one, its body has no solution. When several definitions of a group have a
 // condition on the same ref, the group gets an index on the ref most of them test:
@@ -88,11 +89,17 @@ function conditionsOf(d: RuleDef): Condition[] {
     if (operands === undefined) return;
     const [a, b] = operands.map(resolve) as [Expr, Expr];
     const [ref, value] = a.k === 'const' ? [b, a.value] : b.k === 'const' ? [a, b.value] : [undefined, undefined];
-    if (!ref || value === undefined || (typeof value === 'object' && value !== null)) return;
+    if (!ref || value === undefined || !indexable(value)) return;
     const refKey = groundKey(ref);
     if (refKey !== undefined) out.push({ ref, refKey, value, at });
   });
   return out;
+}
+
+/** A scalar, or an array of scalars (OPA's indexValue: no nested collections). */
+function indexable(v: Value): boolean {
+  const scalar = (x: Value): boolean => typeof x !== 'object' || x === null;
+  return scalar(v) || (Array.isArray(v) && v.every(scalar));
 }
 
 /** The two sides of `a == b` (a test of the `equal` builtin) or `a = b` (unification). */

@@ -2,7 +2,7 @@
 // compiler/codegen/js/rule-compiler.ts: string keys by the string itself, other scalars
 // by canonical key, `input.a.b` refs through a generated reader) must give what the
 // closure back end and the reference interpreter give: hits, misses, non-string values
-// equal to a key (1 and 1.0), input that is not an object, missing input, definitions
+// equal to a key (1 and 1.0), arrays of scalars as keys, input that is not an object, missing input, definitions
 // without the indexed condition, `with input` replacements, and decisions. Conditions
 // are `==` and `=` tests anywhere at a body's top level (OPA's VirtualDocs benchmark
 // shape included); as in OPA, a definition the index leaves out does not run at all
@@ -60,6 +60,11 @@ later contains "service" if {
 }
 
 later contains "other" if input.other == 1
+
+route := "users" if input.path == ["v1", "users"]
+route := "user" if input.path == ["v1", "users", 1]
+route := "groups" if input.path = ["v1", "groups"]
+route := "nested" if input.path == ["v1", ["x"]]
 `;
 
 const INPUTS: (unknown | undefined)[] = [
@@ -86,12 +91,18 @@ const INPUTS: (unknown | undefined)[] = [
   { kind: 'user', roles: ['dev', 'admin'] },
   { kind: 'service', roles: ['x'], other: 1 },
   { kind: 'service', roles: [] },
+  { path: ['v1', 'users'] },
+  { path: ['v1', 'users', 1.0] },
+  { path: ['v1', 'groups'] },
+  { path: ['v1', ['x']] },
+  { path: ['v1'] },
+  { path: 'v1/users' },
   'a string input',
   [1, 2],
   undefined,
 ];
 
-const QUERIES = ['data.p.allow', 'data.p.deep', 'data.p.kind', 'data.p.from_data', 'data.p.replaced', 'data.p.replaced_miss', 'data.p.vdocs', 'data.p.later'];
+const QUERIES = ['data.p.allow', 'data.p.deep', 'data.p.kind', 'data.p.from_data', 'data.p.replaced', 'data.p.replaced_miss', 'data.p.vdocs', 'data.p.later', 'data.p.route'];
 const DATA = [{ cfg: { mode: 'strict' } }, { cfg: { mode: 'other' } }, {}];
 
 describe('rule index lookups', () => {
@@ -99,7 +110,11 @@ describe('rule index lookups', () => {
   const closures = compile([{ file: 'p.rego', text: POLICY }], { backend: 'closures' });
   it('indexes the groups this test is about', () => {
     const indexed = js.ir.groups.filter((g) => g.index).map((g) => g.path.join('.'));
-    expect(indexed).toEqual(expect.arrayContaining(['p.allow', 'p.deep', 'p.kind', 'p.from_data', 'p.vdocs', 'p.later']));
+    expect(indexed).toEqual(expect.arrayContaining(['p.allow', 'p.deep', 'p.kind', 'p.from_data', 'p.vdocs', 'p.later', 'p.route']));
+    // Arrays of scalars are keys, as in OPA's index; a nested array is not (that definition always runs).
+    const route = js.ir.groups.find((g) => g.path.join('.') === 'p.route')!.index!;
+    expect(route.entries.map((e) => e.key)).toEqual([['v1', 'users'], ['v1', 'users', 1], ['v1', 'groups']]);
+    expect(route.always).toEqual([3]);
     const vdocs = js.ir.groups.find((g) => g.path.join('.') === 'p.vdocs')!.index!;
     expect(vdocs.entries.map((e) => e.key)).toEqual(['GET', 'POST']);
     // 'later' def 0: hoist-invariants binds input.kind before the loop; its test is statement 3.

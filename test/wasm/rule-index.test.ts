@@ -2,6 +2,7 @@
 // that compiler/passes/rule-index.ts indexes must give exactly the JS back end's result
 // (values, undefined and conflict errors) for hits, misses, several definitions with
 // the same constant, unindexed definitions mixed in between, non-string constants,
+// arrays of scalars,
 // data refs, defaults, else chains, and set and object rules. A group's definitions
 // share their Wasm locals (BodyGen.definitionScope), so a group of hundreds of
 // definitions stays a function of a few dozen locals.
@@ -25,6 +26,17 @@ interface IndexCase {
 const head = 'package idx\nimport rego.v1\n';
 
 const cases: IndexCase[] = [
+  {
+    name: 'arrays of scalars as keys (OPA indexes them), numbers equal as 1 and 1.0, a nested array left unindexed',
+    rule: 'route',
+    policy: `${head}
+route := "users" if input.path == ["v1", "users"]
+route := "user" if input.path == ["v1", "users", 1]
+route := "groups" if input.path = ["v1", "groups"]
+route := "nested" if input.path == ["v1", ["x"]]
+`,
+    inputs: [{ path: ['v1', 'users'] }, { path: ['v1', 'users', 1.0] }, { path: ['v1', 'groups'] }, { path: ['v1', ['x']] }, { path: ['v1'] }, { path: 'v1' }, {}],
+  },
   {
     name: 'string constants: hits, misses, same constant twice, an undefined ref',
     rule: 'allow',
