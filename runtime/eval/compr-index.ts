@@ -46,8 +46,14 @@ export function comprehensionLookup(c: EvalContext, id: number, keys: Value[], k
     for (const m of members ?? []) obj.set((m as Value[])[0]!, (m as Value[])[1]!);
     return obj;
   }
-  return members === undefined ? [] : members.slice();
+  // Values are never changed in place (data arrays are shared the same way), so every
+  // evaluation with these key values gets the same array, and its canonical key is
+  // computed once (key.ts caches an array's key), not once per evaluation.
+  return members ?? EMPTY;
 }
+
+/** The value of an array comprehension no solution keys (shared, like every value). */
+const EMPTY: Value[] = [];
 
 /** The table key of key values (one canonical key per value; not cached, unlike an array value's). */
 function tupleKey(keys: Value[]): string {

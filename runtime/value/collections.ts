@@ -5,7 +5,7 @@
 // Growing past the evaluation collection cap (runtime/eval/limits.ts) throws.
 import type { Value } from './value.js';
 import { compare, compareStrings, equal } from './compare.js';
-import { canonicalKey } from './key.js';
+import { canonicalKey, storedArrayKey } from './key.js';
 import { collectionTooLarge, limits } from '../eval/limits.js';
 
 /** Hash key for a member: strings map to themselves unless they could collide with tags. */
@@ -17,7 +17,7 @@ export function keyOf(v: Value): string {
     if (v.taggedKey === undefined) v.taggedKey = '\u0000' + canonicalKey(v);
     return v.taggedKey;
   }
-  return '\u0000' + canonicalKey(v);
+  return '\u0000' + (Array.isArray(v) ? storedArrayKey(v) : canonicalKey(v));
 }
 
 /**

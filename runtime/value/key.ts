@@ -22,12 +22,7 @@ export function canonicalKey(v: Value): string {
   if (v instanceof BigNum) return '#' + formatNumber(normalizeNumber(v.dec));
   if (Array.isArray(v)) {
     let k = arrayKeys.get(v);
-    if (k === undefined) {
-      k = '[';
-      for (let i = 0; i < v.length; i++) k += (i ? ',' : '') + canonicalKey(v[i]!);
-      k += ']';
-      arrayKeys.set(v, k);
-    }
+    if (k === undefined) arrayKeys.set(v, (k = arrayKey(v)));
     return k;
   }
   if (v instanceof RObject) {
@@ -47,4 +42,21 @@ export function canonicalKey(v: Value): string {
     return v.hashKey;
   }
   throw new Error('not a Rego value');
+}
+
+/** An array's key from its members' (cached) keys. */
+function arrayKey(v: Value[]): string {
+  let k = '[';
+  for (let i = 0; i < v.length; i++) k += (i ? ',' : '') + canonicalKey(v[i]!);
+  return k + ']';
+}
+
+/**
+ * The key of an array about to be stored under it (a set member, an object key): its
+ * cached key, else computed from its members' keys without caching the array's own.
+ * The container keeps the key, and a fresh array (a rule head's `[v, ks]`) would only
+ * add a WeakMap entry for the garbage collector to clear (an ephemeron per member).
+ */
+export function storedArrayKey(v: Value[]): string {
+  return arrayKeys.get(v) ?? arrayKey(v);
 }

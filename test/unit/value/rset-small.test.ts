@@ -107,3 +107,17 @@ describe('RSet collection cap', () => {
     expect(() => RSet.of(members.concat(['x', 'y', 'z', 'w']))).toThrow('collection size limit exceeded');
   });
 });
+
+describe('array members of a hashed set (storedArrayKey)', () => {
+  it('dedups equal arrays (nested, numbers by value) and finds them, whether their key was cached or not', () => {
+    const s = new RSet();
+    for (let i = 0; i < 12; i++) s.add([`v${i % 6}`, [i % 6, 'x']]);
+    expect(s.size).toBe(6);
+    const cached: Value = ['v1', [parseNumber('1.0'), 'x']];
+    canonicalKey(cached); // this one's key is in the array-key cache
+    expect(s.has(cached)).toBe(true);
+    expect(s.has(['v1', [1, 'x']])).toBe(true);
+    expect(s.has(['v1', [2, 'x']])).toBe(false);
+    expect(canonicalKey(s)).toBe(canonicalKey(RSet.of(s.values().slice().reverse())));
+  });
+});
