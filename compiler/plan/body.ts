@@ -11,6 +11,7 @@ import { directVars } from './scope.js';
 import type { PlanContext } from './context.js';
 import { TermPlanner } from './terms.js';
 import { hoistNegatedOperands } from './negation.js';
+import { checkBuiltinTarget, checkDataTarget, unknownTargetError } from './with-target.js';
 import { displayVarName } from '../passes/resolve-refs.js';
 
 export class BodyPlanner {
@@ -238,17 +239,17 @@ export class BodyPlanner {
     const path = withPath(target);
     if (path && path[0] === 'input') return { k: 'input', path: path.slice(1), value: terms.value(value, out) };
     if (path && path[0] === 'data') {
+      checkDataTarget(path, target, this.ctx);
       const group = this.ctx.groupAt(path.slice(1));
       if (group?.kind === 'function') return { k: 'function', name: path.join('.'), value: this.fnValue(value, terms, out) };
       return { k: 'data', path: path.slice(1), value: terms.value(value, out) };
     }
     const name = refName(target);
-    if (name && this.ctx.isBuiltin(name)) return { k: 'function', name, value: this.fnValue(value, terms, out) };
-    throw new RegoError(
-      'rego_compile_error',
-      `with keyword target must reference existing input, data, or a function`,
-      target.loc,
-    );
+    if (name && this.ctx.isBuiltin(name)) {
+      checkBuiltinTarget(name, target, this.ctx);
+      return { k: 'function', name, value: this.fnValue(value, terms, out) };
+    }
+    throw unknownTargetError(target);
   }
 
   private fnValue(value: Term, terms: TermPlanner, out: Block): WithMod extends infer M ? (M extends { k: 'function'; value: infer V } ? V : never) : never {

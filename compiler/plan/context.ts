@@ -5,6 +5,7 @@ import { refName } from '../ast/transform.js';
 import type { TreeNode } from '../ir/ir.js';
 import type { GroupInfo, RuleTree } from '../passes/rule-tree.js';
 import { getBuiltin } from '../../runtime/builtins/catalog.js';
+import type { BuiltinDecl } from '../../runtime/builtins/types.js';
 import type { CallInfo } from './analyze.js';
 
 export class PlanContext {
@@ -27,6 +28,11 @@ export class PlanContext {
   groupAt(path: string[]): GroupInfo | undefined {
     const id = this.tree.byPath.get(path.join('.'));
     return id === undefined ? undefined : this.tree.groups[id];
+  }
+
+  /** The declaration of builtin `name` (undefined for `print`, which has none in the catalog). */
+  builtinDecl(name: string): BuiltinDecl | undefined {
+    return this.builtin(name)?.decl;
   }
 
   isBuiltin(name: string): boolean {
