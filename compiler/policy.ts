@@ -85,7 +85,7 @@ export class CompiledPolicy implements Policy {
     try {
       const resolved = stage('resolve_refs', () => resolveQuery(body));
       const plan = stage('plan', () => planQuery(this.planContext, resolved, exprTexts(body, text)));
-      const typeErrors = stage('check_types', () => checkBlockTypes(plan.body));
+      const typeErrors = stage('check_types', () => checkBlockTypes(plan.body, this.state.ir));
       if (typeErrors.length > 0) throw new RegoErrors(typeErrors);
       return stage('hoist_invariants', () => hoistQuery(plan));
     } catch (e) {

@@ -1,6 +1,7 @@
 // Builtin declarations: the types of arguments and results in OPA's capabilities
 // JSON shape, plus the implementation signature and the per-query context.
 import type { Value } from '../value/value.js';
+import { sortedMembers } from './type-order.js';
 
 /** A type in OPA's capabilities format. */
 export type TypeSpec =
@@ -76,5 +77,6 @@ export const T = {
   tuple: (...ts: TypeSpec[]): TypeSpec => ({ type: 'array', static: ts }),
   setOf: (t: TypeSpec): TypeSpec => ({ type: 'set', of: t }),
   objectOf: (k: TypeSpec, v: TypeSpec): TypeSpec => ({ type: 'object', dynamic: { key: k, value: v } }),
-  anyOf: (...ts: TypeSpec[]): TypeSpec => ({ type: 'any', of: ts }),
+  /** OPA's NewAny: members kept in OPA's type order (type-order.ts). */
+  anyOf: (...ts: TypeSpec[]): TypeSpec => ({ type: 'any', of: sortedMembers(ts) }),
 };

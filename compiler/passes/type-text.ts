@@ -1,0 +1,71 @@
+// Types as OPA's type checker writes them in `have:`/`want:` lines
+// (v1/types/types.go String methods), and the type of a constant value as OPA's
+// TypeEnv gives it (an array literal is `array<…>` of its elements, an object
+// `object<k: …>` with keys in order, a set `set[…]` of its elements' union).
+import type { TypeSpec } from '../../runtime/builtins/types.js';
+import { compareTypes, sortedMembers } from '../../runtime/builtins/type-order.js';
+import { RObject, RSet, typeName, type Value } from '../../runtime/value/index.js';
+
+/** A type's text, as OPA's String(): `array<number>[string]`, `object<a: number>`, `any<null, string>`. */
+export function typeString(t: TypeSpec | undefined): string {
+  if (t === undefined) return '???';
+  switch (t.type) {
+    case 'any':
+      return t.of && t.of.length ? `any<${t.of.map(typeString).join(', ')}>` : 'any';
+    case 'array': {
+      let s = 'array';
+      if (t.static?.length) s += `<${t.static.map(typeString).join(', ')}>`;
+      if (t.dynamic) s += `[${typeString(t.dynamic)}]`;
+      return s;
+    }
+    case 'set':
+      return `set[${typeString(t.of)}]`;
+    case 'object': {
+      let s = 'object';
+      if (t.static?.length) s += `<${t.static.map((p) => `${p.key}: ${typeString(p.value)}`).join(', ')}>`;
+      if (t.dynamic) s += `[${typeString(t.dynamic.key)}: ${typeString(t.dynamic.value)}]`;
+      return s;
+    }
+    case 'function':
+      return `(${[...t.args.map(typeString), ...(t.variadic ? [`${typeString(t.variadic)}...`] : [])].join(', ')}) => ${typeString(t.result)}`;
+    default:
+      return t.type;
+  }
+}
+
+/** OPA's types.Or: the union of two types, a superset kept as it is. */
+export function orType(a: TypeSpec | undefined, b: TypeSpec): TypeSpec {
+  if (a === undefined) return b;
+  if (a.type === 'any' || b.type === 'any') {
+    const [any, other] = a.type === 'any' ? [a, b] : [b as TypeSpec & { type: 'any' }, a];
+    if (!any.of?.length) return any;
+    const extra = other.type === 'any' ? (other.of?.length ? other.of : undefined) : [other];
+    if (extra === undefined) return other;
+    const members = [...any.of];
+    for (const x of extra) if (!members.some((m) => compareTypes(m, x) === 0)) members.push(x);
+    return { type: 'any', of: sortedMembers(members) };
+  }
+  return compareTypes(a, b) === 0 ? a : { type: 'any', of: sortedMembers([a, b]) };
+}
+
+/** The type OPA's checker gives a constant value. */
+export function typeOfValue(v: Value): TypeSpec {
+  const n = typeName(v);
+  switch (n) {
+    case 'array':
+      return { type: 'array', static: (v as Value[]).map(typeOfValue) };
+    case 'set': {
+      let of: TypeSpec | undefined;
+      for (const x of (v as RSet).values()) of = orType(of, typeOfValue(x));
+      return { type: 'set', of: of ?? { type: 'any' } };
+    }
+    case 'object': {
+      const props = (v as RObject).entries().map(([k, x]) => ({ k, key: typeof k === 'string' ? k : String(k), value: typeOfValue(x) }));
+      // OPA's NewObject orders static keys with util.Compare: numbers before strings.
+      props.sort((p, q) => (typeof p.k === typeof q.k ? (p.key < q.key ? -1 : p.key > q.key ? 1 : 0) : typeof p.k === 'string' ? 1 : -1));
+      return { type: 'object', static: props.map(({ key, value }) => ({ key, value })) };
+    }
+    default:
+      return { type: n } as TypeSpec;
+  }
+}
