@@ -267,8 +267,8 @@ function encodeSign(headers: string, payload: string, jwk: string): string {
 
 const OBJ = T.objectOf(T.string, T.any);
 const OBJ_ANY = T.objectOf(T.any, T.any);
-const d = (name: string, args: TypeSpec[], result: TypeSpec, impl: BuiltinImpl): BuiltinDef => ({
-  decl: { name, args, result, categories: ['tokens'] },
+const d = (name: string, args: TypeSpec[], result: TypeSpec, impl: BuiltinImpl, nondeterministic = false): BuiltinDef => ({
+  decl: { name, args, result, categories: ['tokens'], ...(nondeterministic ? { nondeterministic: true } : {}) },
   impl,
 });
 
@@ -279,15 +279,18 @@ for (const bits of ['256', '384', '512']) {
 }
 
 export const builtins: BuiltinDef[] = [
-  d('io.jwt.decode', [T.string], T.tuple(OBJ, OBJ, T.string), ([a]) => jwtDecode(a!)),
-  d('io.jwt.decode_verify', [T.string, OBJ_ANY], T.tuple(T.boolean, OBJ, OBJ), decodeVerify),
+  // Types and flags as OPA's capabilities files (v1.0.0 to v1.20.2): the decoded
+  // header and payload are object[any: any], the constraints object[string: any];
+  // decode_verify and the signers are nondeterministic (time, random keys).
+  d('io.jwt.decode', [T.string], T.tuple(OBJ_ANY, OBJ_ANY, T.string), ([a]) => jwtDecode(a!)),
+  d('io.jwt.decode_verify', [T.string, OBJ], T.tuple(T.boolean, OBJ_ANY, OBJ_ANY), decodeVerify, true),
   ...verifiers,
   d('io.jwt.verify_eddsa', [T.string, T.string], T.boolean, verifyWithKey('EdDSA')),
   d('io.jwt.encode_sign', [OBJ, OBJ, OBJ], T.string, ([h, p, k]) =>
     encodeSign(goJSONMarshal(asObject(h!, 1)), goJSONMarshal(asObject(p!, 2)), goJSONMarshal(asObject(k!, 3))),
-  ),
+  true),
   d('io.jwt.encode_sign_raw', [T.string, T.string, T.string], T.string, ([h, p, k]) => {
     const jwk = asString(k!, 3);
     return encodeSign(asString(h!, 1), asString(p!, 2), jwk);
-  }),
+  }, true),
 ];

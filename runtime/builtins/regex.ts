@@ -65,7 +65,7 @@ const byteLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 export const builtins: BuiltinDef[] = [
   def('regex.match', [T.string, T.string], T.boolean, regexMatch, { description: 'Matches a string against a regular expression.' }),
   def('re_match', [T.string, T.string], T.boolean, regexMatch, { deprecated: true, description: 'Matches a string against a regular expression.' }),
-  def('regex.is_valid', [T.any], T.boolean, ([p]) => {
+  def('regex.is_valid', [T.string], T.boolean, ([p]) => {
     if (typeof p !== 'string') return false;
     try {
       compileRegex(p);

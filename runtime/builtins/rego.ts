@@ -47,7 +47,6 @@ function outsideRule(name: string): never {
   throw new BuiltinError(`the ${name} function must only be called within the scope of a rule`);
 }
 
-const annotations = T.objectOf(T.string, T.any);
 
 /** Text of one `print` / template operand: a set of its values (empty = undefined). */
 function operandText(v: Value, what: string): string {
@@ -124,7 +123,7 @@ export const builtins: BuiltinDef[] = [
     decl: {
       name: 'rego.metadata.rule',
       args: [],
-      result: annotations,
+      result: T.any, // OPA declares any (capabilities files v1.0.0 to v1.20.2)
       categories: ['rego'],
       description: 'Returns annotations declared for the active rule and using the rule scope.',
     },

@@ -152,3 +152,23 @@ describe('deprecated builtins', () => {
     expect(evalQuery('package p\n', 'x := any([false, true])', true)[0]!.bindings.x).toBe(true);
   });
 });
+
+describe('declarations as OPA capabilities files write them (checked against v1.0.0 and v1.16.1)', () => {
+  const decl = (name: string) => capabilities().builtins.find((b) => b.name === name)!;
+  it('lists any<…> members in OPA type order (NewAny sorts: string, array, object, set)', () => {
+    const of = (decl('count').decl.args as { of: { type: string }[] }[])[0]!.of.map((t) => t.type);
+    expect(of).toEqual(['string', 'array', 'object', 'set']);
+    expect((decl('sum').decl.args as { of: { type: string }[] }[])[0]!.of.map((t) => t.type)).toEqual(['array', 'set']);
+  });
+  it('types JWT results as object[any: any] and flags the signers nondeterministic', () => {
+    const anyObj = { dynamic: { key: { type: 'any' }, value: { type: 'any' } }, type: 'object' };
+    expect(decl('io.jwt.decode').decl.result).toEqual({ static: [anyObj, anyObj, { type: 'string' }], type: 'array' });
+    expect(decl('io.jwt.decode_verify').decl.args).toEqual([{ type: 'string' }, { dynamic: { key: { type: 'string' }, value: { type: 'any' } }, type: 'object' }]);
+    for (const n of ['io.jwt.decode_verify', 'io.jwt.encode_sign', 'io.jwt.encode_sign_raw']) expect(decl(n).nondeterministic).toBe(true);
+    expect(decl('io.jwt.decode').nondeterministic).toBeUndefined();
+  });
+  it('declares regex.is_valid(string) and rego.metadata.rule() => any', () => {
+    expect(decl('regex.is_valid').decl.args).toEqual([{ type: 'string' }]);
+    expect(decl('rego.metadata.rule').decl.result).toEqual({ type: 'any' });
+  });
+});
