@@ -13,12 +13,11 @@
 //     `--prune-unused`, every rule depending (transitively) on an entrypoint is an
 //     entrypoint too (OPA's compilePlan adds them, sorted, after the given ones).
 import type { Body, Expr, Module, Rule, Term } from '../compiler/ast/nodes.js';
-import { mapExpr, mapTerm, refName } from '../compiler/ast/transform.js';
-import { walkTerms } from '../compiler/ast/walk.js';
 import { parseModule } from '../compiler/parser/index.js';
 import { compileModules, type CompiledPolicy } from '../compiler/policy.js';
 import { rulePath } from '../compiler/passes/annotation-set.js';
 import { packagePath } from '../compiler/passes/pass.js';
+import { callsPrint, erasePrints } from '../compiler/passes/erase-print.js';
 import { annotatedEntrypoints, compile, compileWasm, parseTerm, WasmUnsupportedError } from '../compiler/index.js';
 import { dataRef, OptimizeError, optimizationEntrypoints, optimizeBundle } from '../server/control-plane/builder/optimize.js';
 import type { Bundle } from '../runtime/bundles/index.js';
@@ -75,47 +74,6 @@ export function optimize(bundle: Bundle, p: OptimizeParams): string[] {
 }
 
 // ---------------------------------------------------------------- -t wasm
-
-const isPrint = (e: Expr): boolean => e.body.type === 'term' && e.body.term.kind === 'call' && refName(e.body.term.op) === 'print';
-
-/** A body without its print expressions (nested bodies too); `true` when nothing is left. */
-function eraseBody(body: Body): Body {
-  const kept = body.filter((e) => !isPrint(e)).map(eraseExpr);
-  if (kept.length > 0 || body.length === 0) return kept;
-  const loc = body[0]!.loc;
-  return [{ kind: 'expr', negated: false, body: { type: 'term', term: { kind: 'boolean', value: true, loc } }, with: [], loc }];
-}
-
-function eraseTerm(t: Term): Term | undefined {
-  if (t.kind === 'arraycomp' || t.kind === 'setcomp') return { ...t, head: mapTerm(t.head, eraseTerm), body: eraseBody(t.body) };
-  if (t.kind === 'objectcomp') return { ...t, key: mapTerm(t.key, eraseTerm), value: mapTerm(t.value, eraseTerm), body: eraseBody(t.body) };
-  return undefined;
-}
-
-function eraseExpr(e: Expr): Expr {
-  const out = mapExpr(e, eraseTerm);
-  if (e.notBody) out.notBody = eraseBody(e.notBody);
-  if (e.body.type === 'every' && out.body.type === 'every') out.body = { ...out.body, body: eraseBody(e.body.body) };
-  return out;
-}
-
-function eraseRule(r: Rule): Rule {
-  return { ...r, body: eraseBody(r.body), ...(r.else ? { else: eraseRule(r.else) } : {}) };
-}
-
-/** OPA's erasePrintCalls over a module. */
-export function erasePrints(m: Module): Module {
-  return { ...m, rules: m.rules.map(eraseRule) };
-}
-
-/** Does the module call print() anywhere? */
-export function callsPrint(m: Module): boolean {
-  let found = false;
-  walkTerms(m, (t: Term) => {
-    if (t.kind === 'call' && refName(t.op) === 'print') found = true;
-  });
-  return found;
-}
 
 /** The rule's head terms and bodies as one body, for following its references. */
 function ruleAsBody(r: Rule): Body {

@@ -61,7 +61,8 @@ export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = 
   }
   if (errors.length > 0) return errors;
   try {
-    const policy = compile(files, { v0Compatible, strict });
+    // opa check compiles without print statements: print calls are erased.
+    const policy = compile(files, { v0Compatible, strict, printStatements: false });
     if (extra) errors.push(...extra(policy.state.modules));
   } catch (e) {
     errors.push(...toOutputErrors(e));

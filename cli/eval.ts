@@ -13,6 +13,8 @@
 // Imports name compiler modules directly, and the interpreter (--explain) and partial
 // evaluation (--partial) load on use: `regent eval` starts in a fraction of the time.
 import { compile } from '../compiler/policy.js';
+import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
+import { checkPathConflicts, rulePaths } from '../server/engine/policies.js';
 import { stringifyOpaJSON } from '../compiler/ast/opa-json.js';
 import type { TraceEvent } from '../compiler/interp/index.js';
 import type { ResultRow } from '../compiler/api.js';
@@ -63,6 +65,8 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
     const input = readInput(req, io);
     const loaded = await loadForEval(req);
     const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) });
+    // OPA's rego package compiles with WithPathConflictsCheck against the loaded data.
+    if (loaded.data.size > 0) checkPathConflicts(rulePaths(policy), loaded.data);
     const evalOpts = evalOptions(req, input, loaded.data, io);
     if (req.target === 'wasm') {
       const { evaluateWasm } = await import('./eval-wasm.js');
@@ -74,8 +78,15 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
     const explanation = interp.explain(traced.events, req.explain);
     return traced.error !== undefined ? { ok: false, error: traced.error, explanation } : { ok: true, rows: traced.rows, explanation };
   } catch (error) {
-    return { ok: false, error };
+    return { ok: false, error: limitErrors(error) };
   }
+}
+
+/** OPA's compiler stops at 10 errors (CompileErrorLimitDefault) and adds `error limit reached`. */
+function limitErrors(error: unknown): unknown {
+  const LIMIT = 10;
+  if (!(error instanceof RegoErrors) || error.errors.length <= LIMIT) return error;
+  return new RegoErrors([...error.errors.slice(0, LIMIT), new RegoError('rego_compile_error', 'error limit reached')]);
 }
 
 /** The reference interpreter, loaded by the first `--explain` evaluation. */

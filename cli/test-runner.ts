@@ -77,11 +77,11 @@ export function parseTestModules(files: SourceFile[], v0Compatible: boolean): Mo
   return modules;
 }
 
-/** Compile parsed modules for a test run, renaming duplicate tests first. */
-export function compileTests(modules: Module[], v0Compatible: boolean): CompiledPolicy {
+/** Compile parsed modules for a test run, renaming duplicate tests first (print erased for --bench, as opa). */
+export function compileTests(modules: Module[], v0Compatible: boolean, printStatements = true): CompiledPolicy {
   rewriteDuplicateTestNames(modules);
   injectTestCaseCalls(modules);
-  return compileModules({ opts: { v0Compatible }, modules, errors: [] });
+  return compileModules({ opts: { v0Compatible, printStatements }, modules, errors: [] });
 }
 
 /** The package path as a ref term `data.a.b`. */

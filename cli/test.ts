@@ -30,6 +30,8 @@ import { TEST_FLAGS, parseTestParams, type TestParams } from './test-flags.js';
 import { TestLoadError, loadTestSuite, untilSignal, watchTests, type TestSuite } from './test-load.js';
 import { benchReport, loadingErrorsText, prettyReport, resultJSON } from './test-report.js';
 import { filterTrace } from './test-trace.js';
+import { RObject } from '../runtime/value/index.js';
+import { checkPathConflicts, rulePaths } from '../server/engine/policies.js';
 
 export type { TestResult } from './test-runner.js';
 export { coverageReport, type CoverageReport } from './test-coverage.js';
@@ -133,7 +135,10 @@ function compileSuite(p: TestParams, suite: TestSuite): CompiledPolicy | OutputE
   try {
     const refused = parserCapabilityErrors(p.capabilities, suite.modules);
     if (refused.length > 0) return toOutputErrors({ errors: refused });
-    policy = compileTests(suite.modules, suite.v0);
+    policy = compileTests(suite.modules, suite.v0, !p.bench);
+    // opa test compiles WithPathConflictsCheck against the loaded data, as eval does.
+    const data = suite.data as unknown;
+    if (data instanceof RObject && data.size > 0) checkPathConflicts(rulePaths(policy), data);
     if (p.capabilities !== undefined || p.schema !== undefined) {
       const req = { ...(p.capabilities !== undefined ? { capabilities: p.capabilities } : {}), ...(p.schema !== undefined ? { schema: p.schema } : {}) };
       errors = toOutputErrors({ errors: extraChecks(req, policy.modules) });

@@ -30,6 +30,12 @@ export interface CompileOptions {
    * `input`/`data`, and calls of deprecated builtins (`compiler/strict/`).
    */
   strict?: boolean;
+  /**
+   * Print statements on (the default, as opa eval/test/run): print() arguments are
+   * checked (`var x is undeclared`) and evaluated. `false` erases print calls first,
+   * as OPA's compiler without WithEnablePrintStatements (`opa check`, `opa test --bench`).
+   */
+  printStatements?: boolean;
 }
 
 export interface EvalOptions {

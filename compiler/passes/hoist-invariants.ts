@@ -4,7 +4,8 @@
 // and constants (dots over those, no calls, no rule evaluation, no locals) give
 // the same value every time, so they are computed once, in a `let` just before
 // the first iteration. This cannot change results: such lookups never raise
-// errors, and if one is undefined the block has no solutions either way.
+// errors, and if one is undefined the block has no solutions either way (print's
+// arguments excepted: an undefined one prints `<undefined>`, so print is left alone).
 import { keepOrigin } from '../plan/origins.js';
 import type { Block, Expr, PolicyIR, QueryPlan, RuleDef, Stmt } from '../ir/ir.js';
 import type { Pass } from './pass.js';
@@ -69,7 +70,8 @@ function hoistBlock(block: Block, frame: { size: number }): Block {
     }
     return mapExpr(e, replace);
   };
-  const tail = body.slice(first + 1).map((s) => mapStmtExprs(s, replace));
+  // print() takes undefined arguments (`<undefined>`), so its lookups stay in place.
+  const tail = body.slice(first + 1).map((s) => (s.k === 'print' ? s : mapStmtExprs(s, replace)));
   if (hoisted.size === 0) return body;
   const lets: Stmt[] = [...hoisted.values()].map((h) => ({ k: 'let', slot: h.slot, expr: h.expr }));
   return [...body.slice(0, first), ...lets, body[first]!, ...tail];

@@ -4,6 +4,7 @@ import type { CompileState, Pass } from './pass.js';
 import { resolveRefs } from './resolve-refs.js';
 import { rewriteRegoMetadataCalls } from './rego-metadata.js';
 import { ruleTree } from './rule-tree.js';
+import { erasePrint } from './erase-print.js';
 import { plan } from './plan.js';
 import { checkRecursion } from './check-recursion.js';
 import { checkTypes } from './check-types.js';
@@ -14,6 +15,7 @@ import { RegoErrors } from '../source/diagnostics.js';
 import { runStrictStage } from '../strict/index.js';
 
 export const PASSES: readonly Pass[] = [
+  erasePrint, // print statements off: print calls erased (OPA's erasePrintCalls)
   resolveRefs, // imports and rule names → absolute data refs
   rewriteRegoMetadataCalls, // annotation set; rego.metadata.chain()/rule() in rules → constants
   ruleTree, // group rules by path; kind, arity and default conflicts

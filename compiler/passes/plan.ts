@@ -4,6 +4,8 @@
 import { RegoError, RegoErrors } from '../source/diagnostics.js';
 import { PlanContext } from '../plan/context.js';
 import { planGroup } from '../plan/rules.js';
+import { headSafetyErrors } from '../plan/head-safety.js';
+import { templateErrors } from '../plan/template-check.js';
 import type { RuleGroup } from '../ir/ir.js';
 import type { Pass } from './pass.js';
 import { listIR } from '../ir/listing.js';
@@ -13,6 +15,16 @@ export const plan: Pass = {
   run(state) {
     const tree = state.tree!;
     const ctx = new PlanContext(tree, { v0Compatible: state.opts.v0Compatible });
+    // OPA's template-string and head safety stages run before the bodies' safety,
+    // each stopping the compile when it fails.
+    for (const stage of [() => templateErrors(state.modules, (n) => ctx.builtinDecl(n)?.relation === true), () => headSafetyErrors(state.modules)]) {
+      const errors = stage();
+      if (errors.length > 0) {
+        state.errors.push(...errors);
+        state.ir = { groups: [], nodes: tree.nodes };
+        return;
+      }
+    }
     const groups: RuleGroup[] = [];
     for (const g of tree.groups) {
       try {

@@ -1,14 +1,15 @@
-// Pass `rule-tree`: group rules by the path they define under `data` and check
-// that the rules of one group agree (same kind, same arity, one default).
+// Pass `rule-tree`: group rules by the path they define under `data`, then check
+// them as OPA's checkRuleConflicts does (rule-conflicts.ts: kind, arity, one default,
+// no rules below a ground rule, no package where a rule is).
 //   p := 1            → complete group at [pkg, p]
 //   p contains x      → set group at [pkg, p]
 //   a.b[x] := y       → object group at [pkg, a, b] with dynamic keys [x]
 //   f(x) := y         → function group at [pkg, f]
 import type { Module, Rule, Term } from '../ast/nodes.js';
-import { RegoError } from '../source/diagnostics.js';
 import type { GroupKind, TreeNode } from '../ir/ir.js';
 import type { Pass } from './pass.js';
 import { packagePath } from './pass.js';
+import { ruleConflictErrors } from './rule-conflicts.js';
 
 export interface GroupRule {
   rule: Rule;
@@ -23,6 +24,8 @@ export interface GroupInfo {
   path: string[];
   rules: GroupRule[];
   defaultRule?: GroupRule;
+  /** Every rule at this path, defaults included, for the conflict checks. */
+  all: GroupRule[];
   arity?: number;
   /** Object groups built from `contains` rules: each leaf is a set. */
   leafSet: boolean;
@@ -43,8 +46,9 @@ export const ruleTree: Pass = {
     for (const m of state.modules) {
       const pkg = packagePath(m);
       nodeAt(tree, pkg); // packages exist as nodes even when empty
-      for (const rule of m.rules) addRule(tree, m, pkg, rule, state.errors);
+      for (const rule of m.rules) addRule(tree, m, pkg, rule);
     }
+    state.errors.push(...ruleConflictErrors(tree, state.modules));
     state.tree = tree;
   },
   dump: (state) =>
@@ -82,39 +86,30 @@ function classify(rule: Rule, pkg: string[]): { path: string[]; keys: Term[]; ki
   return { path, keys, kind: 'object', leafSet: rule.head.contains };
 }
 
-function addRule(tree: RuleTree, module: Module, pkg: string[], rule: Rule, errors: RegoError[]): void {
+function addRule(tree: RuleTree, module: Module, pkg: string[], rule: Rule): void {
   const c = classify(rule, pkg);
   const dotted = c.path.join('.');
-  const name = 'data.' + dotted;
   let id = tree.byPath.get(dotted);
   if (id === undefined) {
     const node = nodeAt(tree, c.path);
     id = tree.groups.length;
-    tree.groups.push({ id, kind: c.kind, path: c.path, rules: [], leafSet: c.leafSet, node: node.id, arity: rule.head.args?.length });
+    tree.groups.push({ id, kind: c.kind, path: c.path, rules: [], all: [], leafSet: c.leafSet, node: node.id, arity: rule.head.args?.length });
     node.groups.push(id);
     tree.byPath.set(dotted, id);
   }
   const g = tree.groups[id]!;
   const entry: GroupRule = { rule, module, keys: c.keys };
+  g.all.push(entry);
   if (rule.default) {
-    if (g.defaultRule) {
-      errors.push(new RegoError('rego_type_error', `multiple default rules ${name} found`, rule.loc));
-      return;
-    }
-    g.defaultRule = entry;
-    if (g.rules.length === 0 && c.kind !== g.kind) g.kind = c.kind;
+    g.defaultRule ??= entry;
+    if (g.rules.length === 0) g.kind = c.kind;
     return;
   }
-  if (g.rules.length === 0 && !g.defaultRule) {
+  // The kind of the first non-default rule; rule-conflicts.ts reports disagreements.
+  if (g.rules.length === 0) {
     g.kind = c.kind;
     g.leafSet = c.leafSet;
+    g.arity = rule.head.args?.length;
   }
-  const sameKind = g.kind === c.kind || (g.rules.length === 0 && g.defaultRule !== undefined);
-  if (!sameKind || (g.kind === 'function' && g.arity !== undefined && g.arity !== rule.head.args?.length)) {
-    errors.push(new RegoError('rego_type_error', `conflicting rules ${name} found`, rule.loc));
-    return;
-  }
-  if (g.kind === 'function') g.arity = rule.head.args?.length;
-  g.kind = c.kind;
   g.rules.push(entry);
 }

@@ -5,11 +5,12 @@
 //
 //   plus: invalid argument(s)
 //   	have: (string, any, ???)
-//   	want: (number, number, number)
+//   	want: (x: number, y: number, z: number)
 //
-// As in OPA, `want` ends with the result type, and `have` ends with `???` (the
-// untyped output variable) when the call is nested in another expression (OPA's
-// RewriteExprTerms gives it an output variable). Types come from constants, builtin
+// As in OPA, `want` names the parameters (runtime/builtins/arg-names.ts) and ends
+// with the result type, and `have` ends with `???` (the untyped output variable)
+// when the call is nested in another expression (OPA's RewriteExprTerms gives it
+// an output variable). Types come from constants, builtin
 // results, composite literals, comprehensions, selections of typed values and
 // complete rules whose values are constants; everything else (input, base data,
 // other rules, function results) is `any`, so where this checker knows less than
@@ -19,7 +20,7 @@ import { RegoError } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
 import { getBuiltin } from '../../runtime/builtins/catalog.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
-import { orType, typeOfValue, typeString } from './type-text.js';
+import { orType, signatureText, typeOfValue, typeString } from './type-text.js';
 import { keysOf, selectType, unifies, valuesOf } from './type-unify.js';
 
 const ANY: TypeSpec = { type: 'any' };
@@ -177,8 +178,7 @@ export class TypeChecker {
     });
     if (!bad) return decl.result ?? ANY;
     const have = [...args.map(typeString), ...(nested && decl.result ? ['???'] : [])];
-    const want = [...decl.args.map(typeString), ...(decl.variadic ? [`${typeString(decl.variadic)}...`] : []), ...(decl.result ? [typeString(decl.result)] : [])];
-    this.errors.push(new RegoError('rego_type_error', `${e.name}: invalid argument(s)\n\thave: (${have.join(', ')})\n\twant: (${want.join(', ')})`, e.loc));
+    this.errors.push(new RegoError('rego_type_error', `${e.name}: invalid argument(s)\n\thave: (${have.join(', ')})\n\twant: ${signatureText(decl, true)}`, e.loc));
     // OPA leaves the output of a failed call untyped: nothing downstream reports again.
     return ANY;
   }

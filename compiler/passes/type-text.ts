@@ -2,7 +2,8 @@
 // (v1/types/types.go String methods), and the type of a constant value as OPA's
 // TypeEnv gives it (an array literal is `array<…>` of its elements, an object
 // `object<k: …>` with keys in order, a set `set[…]` of its elements' union).
-import type { TypeSpec } from '../../runtime/builtins/types.js';
+import type { BuiltinDecl, TypeSpec } from '../../runtime/builtins/types.js';
+import type { Term } from '../ast/nodes.js';
 import { compareTypes, sortedMembers } from '../../runtime/builtins/type-order.js';
 import { RObject, RSet, typeName, type Value } from '../../runtime/value/index.js';
 
@@ -67,5 +68,56 @@ export function typeOfValue(v: Value): TypeSpec {
     }
     default:
       return { type: n } as TypeSpec;
+  }
+}
+
+/**
+ * A builtin's parameters as OPA's NamedFuncArgs prints them: `(x: string, y: string)`
+ * (with the result when `withResult`); operators have unnamed types: `(number, number)`.
+ */
+export function signatureText(decl: BuiltinDecl, withResult: boolean): string {
+  const named = (t: TypeSpec, name: string | null | undefined) => (name ? `${name}: ${typeString(t)}` : typeString(t));
+  const parts = decl.args.map((t, i) => named(t, decl.argNames?.[i]));
+  if (decl.variadic) parts.push(`${typeString(decl.variadic)}...`);
+  if (withResult && decl.result) parts.push(named(decl.result, decl.resultName));
+  return `(${parts.join(', ')})`;
+}
+
+/**
+ * The type OPA's TypeEnv gives an argument before type checking (its arity check):
+ * literals by their values, `input`/`data` refs `any`, anything else unknown (`???`).
+ */
+export function literalType(t: Term): TypeSpec | undefined {
+  switch (t.kind) {
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return { type: t.kind };
+    case 'template':
+      return { type: 'string' };
+    case 'array':
+      // An element of unknown type prints as `???` (typeString of undefined), as OPA's nil.
+      return { type: 'array', static: t.items.map((x) => literalType(x)) as TypeSpec[] };
+    case 'set': {
+      let of: TypeSpec | undefined;
+      for (const x of t.items) {
+        const m = literalType(x);
+        if (m) of = orType(of, m);
+      }
+      return { type: 'set', of: of ?? { type: 'any' } };
+    }
+    case 'object': {
+      if (!t.entries.every(([k]) => k.kind === 'string')) return undefined;
+      const props = t.entries.map(([k, v]) => ({ key: (k as { value: string }).value, value: literalType(v) as TypeSpec }));
+      props.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return { type: 'object', static: props };
+    }
+    case 'ref':
+      return t.head.kind === 'var' && (t.head.name === 'input' || t.head.name === 'data') ? { type: 'any' } : undefined;
+    case 'var':
+      return t.name === 'input' || t.name === 'data' ? { type: 'any' } : undefined;
+    default:
+      return undefined;
   }
 }

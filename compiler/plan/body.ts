@@ -9,10 +9,11 @@ import { Analyzer, exprTerms, isAssign, isEq, namesIn } from './analyze.js';
 import type { Scope } from './scope.js';
 import { directVars } from './scope.js';
 import type { PlanContext } from './context.js';
-import { TermPlanner } from './terms.js';
+import { TermPlanner, arityError } from './terms.js';
 import { hoistNegatedOperands } from './negation.js';
 import { checkBuiltinTarget, checkDataTarget, unknownTargetError } from './with-target.js';
 import { displayVarName } from '../passes/resolve-refs.js';
+import { printArgs, undeclaredPrintVars } from './print-check.js';
 
 export class BodyPlanner {
   /**
@@ -54,6 +55,12 @@ export class BodyPlanner {
     // linear time instead of cubic. `fresh` holds the unparked candidates sorted
     // descending, so pop() gives the first in body order.
     const fresh = body.map((_, i) => body.length - 1 - i);
+    // The expression that first bound each slot, for print()'s source-order check.
+    const boundAt = new Map<number, number>();
+    const printDeclared = (i: number) => (name: string) => {
+      const s = analyzer.scope.lookup(name);
+      return s === undefined || bound.has(s) || (boundAt.get(s) ?? Infinity) < i;
+    };
     const waiting = new Map<number, number[]>();
     const parked = new Uint8Array(body.length);
     const done = new Uint8Array(body.length);
@@ -82,6 +89,9 @@ export class BodyPlanner {
         const a = analyzer.analyze(body[i]!, B);
         if ([...a.needs].every((s) => B.has(s))) {
           picked = i;
+          const printed = printArgs(body[i]!);
+          if (printed) throwAll(undeclaredPrintVars(printed, printDeclared(i)));
+          a.outs.forEach((s) => boundAt.has(s) || boundAt.set(s, i));
           a.outs.forEach((s) => B.add(s));
           a.outs.forEach(wake);
           break;
@@ -96,6 +106,12 @@ export class BodyPlanner {
       }
       if (picked < 0) {
         const remaining = body.map((_, i) => i).filter((i) => !done[i]);
+        // OPA checks print() arguments before safety: a print left waiting reports first.
+        for (const i of remaining) {
+          const printed = printArgs(body[i]!);
+          analyzer.scope.cursor = i;
+          if (printed) throwAll(undeclaredPrintVars(printed, printDeclared(i)));
+        }
         this.reportUnsafe(body, remaining, analyzer, B);
         return order.concat(remaining);
       }
@@ -222,8 +238,9 @@ export class BodyPlanner {
         terms.unifyWithExpr(outTerm, terms.value(call, out), out);
         return;
       }
+      if (info && !info.variadic && t.args.length !== info.arity) throw arityError(name!, t, info.arity, true, name!.startsWith('data.') ? undefined : this.ctx.builtinDecl(name!));
     }
-    out.push({ k: 'test', expr: terms.value(t, out) });
+    out.push({ k: 'test', expr: t.kind === 'call' ? terms.statementValue(t, out) : terms.value(t, out) });
   }
 
   /** True for a with-value that names a builtin or function rather than a variable. */
@@ -319,3 +336,9 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
 
 export { namesIn };
 export type { Stmt };
+
+/** Throw the errors, if any: one as itself, several together. */
+function throwAll(errors: RegoError[]): void {
+  if (errors.length === 1) throw errors[0]!;
+  if (errors.length > 1) throw new RegoErrors(errors);
+}

@@ -7,12 +7,15 @@ import type { Block, Expr, Pattern } from '../ir/ir.js';
 import type { Location } from '../source/location.js';
 import { RegoError } from '../source/diagnostics.js';
 import { forEachTerm, refName } from '../ast/transform.js';
+import { formatTerm } from '../ast/print.js';
 import { RObject, RSet, type Value } from '../../runtime/value/index.js';
 import type { Scope } from './scope.js';
 import { ROOT_VARS } from './scope.js';
 import type { BodyPlanner } from './body.js';
 import { Analyzer, sameConst, withSlots } from './analyze.js';
 import { noteOrigin } from './origins.js';
+import type { BuiltinDecl } from '../../runtime/builtins/types.js';
+import { literalType, signatureText, typeString } from '../passes/type-text.js';
 
 export class TermPlanner {
   private readonly analyzer: Analyzer;
@@ -130,6 +133,19 @@ export class TermPlanner {
     return res;
   }
 
+  /** The call a body expression makes at its top (a void builtin is allowed there). */
+  private statementCall: Term | undefined;
+
+  /** The value of a call that is a body expression of its own (`internal.test_case(…)`). */
+  statementValue(t: Term & { kind: 'call' }, out: Block): Expr {
+    this.statementCall = t;
+    try {
+      return this.value(t, out);
+    } finally {
+      this.statementCall = undefined;
+    }
+  }
+
   /** Like value(), but for print(): an undefined argument must not fail the body. */
   valueOrUndefined(t: Term, out: Block): Expr {
     return this.value(t, out);
@@ -157,7 +173,7 @@ export class TermPlanner {
     if (name && name.startsWith('data.')) {
       const g = this.body.ctx.groupAt(name.split('.').slice(1));
       if (g && g.kind === 'function') {
-        if (args.length !== g.arity) throw arityError(name, args.length, g.arity ?? 0, t.loc);
+        if (args.length !== g.arity) throw arityError(name, t, g.arity ?? 0, false, undefined);
         return { k: 'callfn', group: g.id, args, loc: t.loc, opLoc: t.op.loc };
       }
       // `f()` on a rule without parameters (`f() := v`, or a mock value) is its value.
@@ -165,9 +181,14 @@ export class TermPlanner {
       throw new RegoError('rego_type_error', `undefined function ${name}`, t.loc);
     }
     if (!name) throw new RegoError('rego_type_error', 'illegal call', t.loc);
+    // OPA's checkVoidCalls: a builtin without a result (print) is no value.
+    const decl = this.body.ctx.builtinDecl(name);
+    if (t !== this.statementCall && (name === 'print' || name === 'internal.print' || (decl && !decl.result && !decl.relation))) {
+      throw new RegoError('rego_type_error', `${formatTerm(t)} used as value`, t.loc);
+    }
     const info = this.body.ctx.callInfo(t.op);
     if (!info) throw new RegoError('rego_type_error', `undefined function ${name}`, t.loc);
-    if (!info.variadic && args.length !== info.arity) throw arityError(name, args.length, info.arity, t.loc);
+    if (!info.variadic && args.length !== info.arity) throw arityError(name, t, info.arity, false, decl);
     if (info.relation) {
       const slot = this.scope.temp();
       out.push({ k: 'relation', name, args, out: { k: 'bind', slot }, loc: t.loc });
@@ -377,6 +398,16 @@ function constOf(e: Expr): Value {
   return (e as { value: Value }).value;
 }
 
-function arityError(name: string, have: number, want: number, loc: Location): RegoError {
-  return new RegoError('rego_type_error', `${name}: arity mismatch\n\thave: ${have} argument(s)\n\twant: ${want} argument(s)`, loc);
+/**
+ * OPA's arityMismatchError (checkUndefinedFuncs): a user function's is
+ * `function data.p.f has arity 1, got 3 arguments`; a builtin's lists the argument
+ * types it has (a nested call's output variable as `???`) and the parameters it wants:
+ * `count: arity mismatch\n\thave: (number, number, ???)\n\twant: (collection: …)`.
+ * `statement`: the call is a body expression of its own (no output variable).
+ */
+export function arityError(name: string, call: Term & { kind: 'call' }, want: number, statement: boolean, decl: BuiltinDecl | undefined): RegoError {
+  const got = call.args.length;
+  if (!decl) return new RegoError('rego_type_error', `function ${name} has arity ${want}, got ${got} argument${got === 1 ? '' : 's'}`, call.loc);
+  const have = [...call.args.map((a) => typeString(literalType(a))), ...(statement ? [] : ['???'])];
+  return new RegoError('rego_type_error', `${name}: arity mismatch\n\thave: (${have.join(', ')})\n\twant: ${signatureText(decl, false)}`, call.loc);
 }

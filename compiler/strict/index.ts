@@ -64,8 +64,8 @@ export function strictChecks(modules: Module[], strict = true): RegoError[] {
   return [];
 }
 
-/** The pass before which each strict stage runs. */
-export const STRICT_BEFORE_PASS = { source: 'resolve-refs', deprecated: 'hoist-invariants' } as const;
+/** The pass before which each strict stage runs (the source checks see print calls, as OPA's run before it erases them). */
+export const STRICT_BEFORE_PASS = { source: 'erase-print', deprecated: 'hoist-invariants' } as const;
 
 /**
  * Called by the pass runner before each pass: pushes the errors of the stages

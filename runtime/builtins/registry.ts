@@ -6,6 +6,7 @@ import type { Value } from '../value/value.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinDef } from './types.js';
 import { BuiltinError, HaltError } from './errors.js';
 import { ALL_BUILTINS } from './all.js';
+import { ARG_NAMES } from './arg-names.js';
 
 const registry = new Map<string, BuiltinDef>();
 
@@ -17,6 +18,11 @@ export function registerBuiltins(defs: readonly BuiltinDef[]): void {
 }
 
 for (const list of ALL_BUILTINS) registerBuiltins(list);
+// The names OPA's declarations give arguments and results, for type errors' `want:` lines.
+for (const [name, names] of Object.entries(ARG_NAMES)) {
+  const decl = registry.get(name)?.decl;
+  if (decl) Object.assign(decl, { argNames: names.args, resultName: names.result });
+}
 
 export function getBuiltin(name: string): BuiltinDef | undefined {
   return registry.get(name);

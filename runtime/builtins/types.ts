@@ -31,6 +31,10 @@ export interface BuiltinDecl {
   deprecated?: boolean;
   categories?: string[];
   description?: string;
+  /** The names OPA's declaration gives the arguments (null: unnamed), for type errors' `want:` lines (arg-names.ts). */
+  argNames?: (string | null)[];
+  /** The name OPA's declaration gives the result, if any. */
+  resultName?: string | null;
 }
 
 /** Everything a builtin may need from the evaluation it runs in. */

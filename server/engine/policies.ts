@@ -4,7 +4,7 @@
 // module set: the paths of all rules (for the path-conflict check and for telling
 // "document missing" from "document undefined").
 import { RegoError, parseModule, type CompiledPolicy, type Module, type SourceFile, type Term } from '../../compiler/index.js';
-import { pathsOverlap, readPath, type RObject } from '../../runtime/index.js';
+import { RObject as RObjectClass, pathsOverlap, readPath, type RObject } from '../../runtime/index.js';
 import { PathConflictError } from './errors.js';
 
 export interface PolicyRecord {
@@ -94,11 +94,24 @@ export function checkPathConflicts(rules: RulePath[], data: RObject, touched?: s
     const key = r.path.join('/');
     if (seen.has(key)) continue;
     seen.add(key);
-    if (readPath(data, r.path) !== undefined) {
+    if (nonEmpty(data, r.path)) {
       errors.push(new RegoError('rego_compile_error', `conflicting rule for data path ${key} found`, r.location));
     }
   }
   if (errors.length > 0) throw new PathConflictError(errors);
+}
+
+/**
+ * OPA's storage.NonEmpty: data exists at `path`, or the nearest existing prefix
+ * of it is not an object (a rule at p/q conflicts with `{"p": 1}`).
+ */
+function nonEmpty(data: RObject, path: string[]): boolean {
+  if (readPath(data, path) !== undefined) return true;
+  for (let i = path.length - 1; i > 0; i--) {
+    const v = readPath(data, path.slice(0, i));
+    if (v !== undefined) return !(v instanceof RObjectClass);
+  }
+  return false;
 }
 
 /** True when some rule defines `path` or a prefix of it. */

@@ -66,7 +66,8 @@ describe('a candidate that does not compile', () => {
     const body = errorBody(bad);
     expect(body.code).toBe('invalid_parameter');
     expect(body.message).toBe('error(s) occurred while compiling module(s)');
-    expect(body.errors).toEqual([{ code: 'rego_unsafe_var_error', message: 'var y is unsafe', location: { file: 'a', row: 3, col: 6 } }]);
+    // An unsafe head variable is reported at the rule, as OPA's checkSafetyRuleHeads.
+    expect(body.errors).toEqual([{ code: 'rego_unsafe_var_error', message: 'var y is unsafe', location: { file: 'a', row: 3, col: 1 } }]);
     const parse = await send(srv, { method: 'PUT', path: '/v1/policies/a', body: 'package a\n\nx := \n', headers: TEXT });
     expect(parse.status).toBe(400);
     expect((errorBody(parse).errors as { code: string }[])[0]!.code).toBe('rego_parse_error');

@@ -11,7 +11,8 @@ import { buildCommand } from '../../../cli/build.js';
 import { extractTarGz, hashBundleFile, readBundle, signFiles, type Bundle } from '../../../runtime/bundles/index.js';
 import { toJS } from '../../../runtime/value/index.js';
 import { runCaptured, tempTree } from './helpers.js';
-import { entrypointDependents, erasePrints } from '../../../cli/build-steps.js';
+import { entrypointDependents } from '../../../cli/build-steps.js';
+import { erasePrints } from '../../../compiler/passes/erase-print.js';
 import { compile, formatModule, parseModule } from '../../../compiler/index.js';
 
 const AUTHZ = `package authz

@@ -31,6 +31,8 @@ const tree = tempTree({
   'deprecated/t.rego': 'package t\n\nimport future.keywords.if\n\np if any([true])\n',
   'v1manifest/.manifest': '{"rego_version":1}',
   'v1manifest/p.rego': 'package m\np contains 1\n',
+  'print/erased.rego': 'package pr\n\nq if {\n\tprint(y)\n}\n',
+  'printvalue/p.rego': 'package pv\n\nq if {\n\tx := print("a")\n\tx\n}\n',
 });
 afterAll(() => tree.cleanup());
 const at = (p: string): string => join(tree.dir, p);
@@ -172,5 +174,14 @@ describe('check --capabilities', () => {
       expect(r.err.split('\n')[0]).toBe(`Error: invalid argument ${JSON.stringify(arg)} for "--capabilities" flag: no such file or capabilities version found: ${arg}`);
     }
     expect(await check('--capabilities', 'v1.0.0', at('ok/plain.rego'))).toEqual({ code: 0, out: '', err: '' });
+  });
+});
+
+describe('check: print statements off, as opa check', () => {
+  it('erases print calls (no `undeclared`), but a print used as a value is an error', async () => {
+    expect(await check(at('print'))).toMatchObject({ code: 0, out: '' });
+    const r = await check('--format', 'json', at('printvalue'));
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.err).errors[0]).toMatchObject({ code: 'rego_type_error', message: 'print("a") used as value' });
   });
 });

@@ -33,6 +33,11 @@ beforeAll(async () => {
     'inputs/flow.json': '{"user": }',
     'inputs/broken.yaml': 'user: [alice,\n',
     'inputs/empty.json': '',
+    'conflict/p.rego': 'package app\n\nlevel := 2\n\nmode := "x"\n',
+    'conflict/data.json': '{"app": {"level": 1}}',
+    'scalar/p.rego': 'package app\n\nlevel := 2\n',
+    'scalar/data.json': '{"app": 1}',
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`many/m${String(i).padStart(2, '0')}.rego`, `package m${i}\n\nq := x if input.y\n`])),
   }));
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   writeFileSync(join(dir, 'inputs', 'deep.json'), deep(5000));
@@ -174,5 +179,27 @@ describe('JSON output of deep documents', () => {
     const r = await run('-i', join(dir, 'inputs', 'deep.json'), '-f', 'pretty', 'input');
     expect(r.code).toBe(0);
     expect(r.out.replace(/\s/g, '')).toBe('['.repeat(5000) + ']'.repeat(5000));
+  });
+});
+
+describe('eval: rules where the loaded data is (OPA WithPathConflictsCheck)', () => {
+  it('refuses a rule at a data path, or under a scalar, with OPA\'s error', async () => {
+    const r = await run('-d', join(dir, 'conflict'), 'data.app');
+    expect(r.code).toBe(2);
+    const errors = JSON.parse(r.out).errors;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'rego_compile_error', message: 'conflicting rule for data path app/level found', location: { row: 3 } });
+    const s = await run('-d', join(dir, 'scalar'), 'data.app');
+    expect(JSON.parse(s.out).errors[0].message).toBe('conflicting rule for data path app/level found');
+  });
+});
+
+describe('eval: OPA\'s compile error limit', () => {
+  it('reports 10 errors, then `error limit reached`', async () => {
+    const r = await run('-d', join(dir, 'many'), 'data');
+    const errors = JSON.parse(r.out).errors;
+    expect(errors).toHaveLength(11);
+    expect(errors[0]).toMatchObject({ code: 'rego_unsafe_var_error', message: 'var x is unsafe' });
+    expect(errors[10]).toEqual({ code: 'rego_compile_error', message: 'error limit reached' });
   });
 });

@@ -152,8 +152,9 @@ describe('regent run (REPL)', () => {
 
   it('prints help, show debug, no rules defined, and evaluation errors', async () => {
     const { out } = await transcript([], ['help', 'show', 'show debug', 'strict-builtin-errors', 'to_number("x")', 'print("hi")', 'help nope', 'y := z', 'exit']);
-    // A rule's compile error points into the line that defined it, as OPA's.
-    expect(out).toContain('> 1 error occurred: 1:6: rego_unsafe_var_error: var z is unsafe\n');
+    // A rule's compile error points into the line that defined it, as OPA's; an unsafe
+    // head variable is reported at the rule (checkSafetyRuleHeads).
+    expect(out).toContain('> 1 error occurred: 1:1: rego_unsafe_var_error: var z is unsafe\n');
     expect(out).toContain('\nExamples\n========\n\n> data                 # show all documents\n');
     expect(out).toContain('                       <stmt> : evaluate the statement\n');
     expect(out).toContain('> no rules defined\n');

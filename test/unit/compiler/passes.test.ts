@@ -32,7 +32,7 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
 
 describe('pass list', () => {
   it('is one ordered list of named passes', () => {
-    expect(PASSES.map((p) => p.name)).toEqual(['resolve-refs', 'rewrite-rego-metadata-calls', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'comprehension-index', 'rule-index']);
+    expect(PASSES.map((p) => p.name)).toEqual(['erase-print', 'resolve-refs', 'rewrite-rego-metadata-calls', 'rule-tree', 'plan', 'check-types', 'check-recursion', 'hoist-invariants', 'comprehension-index', 'rule-index']);
   });
 });
 
@@ -65,8 +65,12 @@ describe('rule-tree', () => {
   });
 
   it('reports conflicting rule kinds and repeated defaults', () => {
-    expect(compileErrors('package a\np := 1\np contains 2')).toEqual([{ code: 'rego_type_error', message: 'conflicting rules data.a.p found', row: 3 }]);
-    expect(compileErrors('package a\ndefault p := 1\ndefault p := 2')[0]!.message).toBe('multiple default rules data.a.p found');
+    expect(compileErrors('package a\np := 1\np contains 2')).toEqual([{ code: 'rego_type_error', message: 'conflicting rules data.a.p found', row: 2 }]);
+    // OPA: at the package of the first default's module, listing every default.
+    const defaults = compileErrors('package a\ndefault p := 1\ndefault p := 2')[0]!;
+    expect(defaults.message).toMatch(/^multiple default rules data\.a\.p found at \S*:2, \S*:3$/);
+    expect(defaults.row).toBe(1);
+    expect(compileErrors('package a\na.b := 1\na.b.c := 2')[0]!.message).toBe('rule data.a.a.b conflicts with [data.a.a.b.c]');
     expect(compileErrors('package a\nf(x) := 1\nf(x, y) := 2')[0]!.message).toBe('conflicting rules data.a.f found');
   });
 });
@@ -81,11 +85,21 @@ describe('plan (safety and ordering)', () => {
   it('reports unsafe variables with their location', () => {
     expect(compileErrors('package a\n\np if {\n  x > 1\n}')).toEqual([{ code: 'rego_unsafe_var_error', message: 'var x is unsafe', row: 4 }]);
     expect(compileErrors('package a\np if not q[x]\nq contains 1')[0]!.code).toBe('rego_unsafe_var_error');
+    // OPA checks heads first (checkSafetyRuleHeads), at the rule, and stops there.
+    expect(compileErrors('package a\n\np := x if {\n  y > 1\n}')).toEqual([{ code: 'rego_unsafe_var_error', message: 'var x is unsafe', row: 3 }]);
+    expect(compileErrors('package a\np := {"a": input.a, "b": y} if true')[0]!.message).toBe('var y is unsafe');
+    expect(compileErrors('package a\nf(x) := [x, 1]\np contains k if some k in [1]')).toEqual([]);
   });
 
   it('checks builtin arity and unknown functions', () => {
     expect(compileErrors('package a\np := count(1, 2, 3)')[0]!.message).toMatch(/^count: arity mismatch/);
     expect(compileErrors('package a\np := nosuchfn(1)')[0]!.message).toBe('undefined function nosuchfn');
+    // OPA's arityMismatchError: a nested call has an output variable (`???`), a body
+    // expression of its own has none; user functions count the arguments given.
+    expect(compileErrors('package a\np := plus(1)')[0]!.message).toBe('plus: arity mismatch\n\thave: (number, ???)\n\twant: (x: number, y: number)');
+    expect(compileErrors('package a\np if plus(1, 2, 3, 4)')[0]!.message).toBe('plus: arity mismatch\n\thave: (number, number, number, number)\n\twant: (x: number, y: number)');
+    expect(compileErrors('package a\nf(x) := x\np if f(1, 2, 3)')[0]!.message).toBe('function data.a.f has arity 1, got 3 arguments');
+    expect(compileErrors('package a\nf(x, y) := x\np := f(1)')[0]!.message).toBe('function data.a.f has arity 2, got 1 argument');
   });
 
   it('lets ref keys iterate (generators) and binds composite patterns', () => {
@@ -101,23 +115,23 @@ describe('check-types', () => {
     // OPA moves the head's call into the body with an output variable (`???`); `want` ends with the result.
     const e = compileErrors('package a\np := upper(1)')[0]!;
     expect(e.code).toBe('rego_type_error');
-    expect(e.message).toBe('upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (string, string)');
+    expect(e.message).toBe('upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)');
   });
 
   it('types locals from what bound them, as OPA checks its reordered body', () => {
     const plus = compileErrors('package a\np if { x := 1; y := x + "a"; y > 0 }')[0]!;
-    expect(plus.message).toBe('plus: invalid argument(s)\n\thave: (number, string, ???)\n\twant: (number, number, number)');
+    expect(plus.message).toBe('plus: invalid argument(s)\n\thave: (number, string, ???)\n\twant: (x: number, y: number, z: number)');
     const sum = compileErrors('package a\np if { x := upper("a"); sum(x) }')[0]!;
-    expect(sum.message).toBe('sum: invalid argument(s)\n\thave: (string)\n\twant: (any<array[number], set[number]>, number)');
+    expect(sum.message).toBe('sum: invalid argument(s)\n\thave: (string)\n\twant: (collection: any<array[number], set[number]>, n: number)');
     const el = compileErrors('package a\np if { x := [1, 2][_]; upper(x) }')[0]!;
-    expect(el.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (string, string)');
+    expect(el.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (x: string, y: string)');
     const obj = compileErrors('package a\np if { x := {"a": 1}; upper(x.a) }')[0]!;
-    expect(obj.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (string, string)');
+    expect(obj.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (x: string, y: string)');
   });
 
   it('types complete rules with constant values (OPA server test: string + base data)', () => {
     const e = compileErrors('package z\nr := "foo"\np := data.z.r + data.x')[0]!;
-    expect(e.message).toBe('plus: invalid argument(s)\n\thave: (string, any, ???)\n\twant: (number, number, number)');
+    expect(e.message).toBe('plus: invalid argument(s)\n\thave: (string, any, ???)\n\twant: (x: number, y: number, z: number)');
   });
 
   it('accepts a member type that may fit (any<number, string> for a string argument)', () => {
