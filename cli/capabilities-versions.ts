@@ -85,6 +85,13 @@ const BUILTINS_SINCE: Record<string, string> = group({
 /** Future keywords by first release; listed up to v1.0.0 (verified there; absent from the v1.5.0 file on). */
 const KEYWORDS_SINCE: Record<string, string> = { in: 'v0.34.0', every: 'v0.37.0', contains: 'v0.42.0', if: 'v0.42.0' };
 const LAST_WITH_FUTURE_KEYWORDS = 'v1.0.0';
+/** The first release whose capabilities file marks builtins `deprecated` (verified: absent in v1.8.0). */
+const FIRST_WITH_DEPRECATED_FLAGS = 'v1.11.0';
+
+function withoutDeprecated<B extends { deprecated?: true }>(b: B): Omit<B, 'deprecated'> {
+  const { deprecated: _, ...rest } = b;
+  return rest;
+}
 
 /** Features and the release that first lists them; `v0` ones are the Rego v0 features. */
 const FEATURES: { name: string; since: string; v0: boolean }[] = [
@@ -141,7 +148,10 @@ export function capabilitiesForRelease(version: string, opts: { v0Compatible?: b
   const has = (since: string): boolean => compareVersions(since, version) <= 0;
   const pre1 = compareVersions(version, 'v1.0.0') <= 0;
   // Empty lists are left out, as OPA's Capabilities JSON (omitempty) leaves them out.
-  const out: Record<string, unknown> = { builtins: cur.builtins.filter((b) => has(builtinSince(b.name))) };
+  // The `deprecated` flag appears in OPA's files from v1.11.0 on (none in v1.0.0, v1.5.0, v1.8.0).
+  const flagged = has(FIRST_WITH_DEPRECATED_FLAGS);
+  const builtins = cur.builtins.filter((b) => has(builtinSince(b.name))).map((b) => (flagged || !b.deprecated ? b : withoutDeprecated(b)));
+  const out: Record<string, unknown> = { builtins };
   const keywords = compareVersions(version, LAST_WITH_FUTURE_KEYWORDS) <= 0 ? Object.keys(KEYWORDS_SINCE).filter((k) => has(KEYWORDS_SINCE[k]!)).sort() : [];
   if (keywords.length > 0) out.future_keywords = keywords;
   if (compareVersions(version, 'v1.0.0') >= 0) out.wasm_abi_versions = cur.wasm_abi_versions;

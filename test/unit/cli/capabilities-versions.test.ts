@@ -92,6 +92,12 @@ describe('capabilities of older OPA releases', () => {
     expect(Object.keys(release('v1.16.1'))).toEqual(['builtins', 'wasm_abi_versions', 'features']);
   });
 
+  it('marks builtins deprecated only from v1.11.0 on, as OPA\'s files', () => {
+    const any = (v: string) => (release(v).builtins as { name: string; deprecated?: boolean }[]).find((b) => b.name === 'any')!;
+    for (const v of ['v0.59.0', 'v1.0.0', 'v1.5.0', 'v1.8.0']) expect(any(v)).not.toHaveProperty('deprecated');
+    for (const v of ['v1.11.0', 'v1.16.1']) expect(any(v).deprecated).toBe(true);
+  });
+
   it('check --capabilities <release> refuses string templates before v1.12.2 (the template_strings feature)', async () => {
     const file = join(tree.dir, 'template.rego');
     const old = capture();
