@@ -22,6 +22,7 @@ import type { Body, Module, Node, RefTerm, Term } from '../compiler/ast/nodes.js
 import { formatTerm } from '../compiler/ast/print.js';
 import { walkTerms } from '../compiler/ast/walk.js';
 import { RegoError } from '../compiler/source/diagnostics.js';
+import { RefErrInvalidDetail } from '../compiler/source/ref-detail.js';
 import { quote } from './output.js';
 
 export type Schema = Record<string, unknown>;
@@ -34,53 +35,6 @@ export function loadInputSchema(path: string): Schema | undefined {
     return JSON.parse(text) as Schema;
   } catch (e) {
     throw new Error(`unable to parse schema ${path}: ${(e as Error).message}`);
-  }
-}
-
-/** OPA's RefErrInvalidDetail: the ref, the position of the bad part, what fits there. */
-export class RefErrInvalidDetail {
-  // Own enumerable fields in OPA's JSON order: ref, pos, want, oneOf.
-  readonly ref: unknown[];
-  readonly pos: number;
-  readonly want: string | null;
-  readonly oneOf?: unknown[];
-  constructor(
-    private readonly term: RefTerm,
-    pos: number,
-    want: string | null,
-    private readonly keys: string[],
-  ) {
-    Object.defineProperty(this, 'term', { enumerable: false });
-    Object.defineProperty(this, 'keys', { enumerable: false });
-    this.ref = [term.head, ...term.path].map(termJSON);
-    this.pos = pos;
-    this.want = want;
-    if (keys.length > 0) this.oneOf = keys.map((k) => ({ type: 'string', value: k }));
-  }
-
-  /** The lines ast.Error.Error() prints after the message. */
-  detailLines(): string[] {
-    const ref = formatTerm(this.term);
-    const prefix = formatTerm({ ...this.term, path: this.term.path.slice(0, this.pos - 1) } as RefTerm);
-    const pad = ' '.repeat(prefix.length + 1);
-    const have = this.term.path[this.pos - 1]!;
-    const lines = [ref, pad + '^', `${pad}have: ${formatTerm(have)}`];
-    if (this.keys.length > 0) lines.push(`${pad}want (one of): [${this.keys.map(quote).join(' ')}]`);
-    else lines.push(`${pad}want (type): ${this.want}`);
-    return lines;
-  }
-}
-
-function termJSON(t: Term): unknown {
-  switch (t.kind) {
-    case 'var':
-      return { type: 'var', value: t.name };
-    case 'string':
-      return { type: 'string', value: t.value };
-    case 'number':
-      return { type: 'number', value: Number(t.value) };
-    default:
-      return { type: t.kind };
   }
 }
 

@@ -22,6 +22,9 @@ import { getBuiltin } from '../../runtime/builtins/catalog.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
 import { orType, signatureText, typeOfValue, typeString } from './type-text.js';
 import { keysOf, selectType, unifies, valuesOf } from './type-unify.js';
+import { missingKey, undefinedRefError } from './type-refs.js';
+import { originOf } from '../plan/origins.js';
+import type { RefTerm } from '../ast/nodes.js';
 
 const ANY: TypeSpec = { type: 'any' };
 
@@ -131,6 +134,8 @@ export class TypeChecker {
         this.expr(e.key, true);
         return ANY;
       case 'dot': {
+        const origin = originOf(e);
+        if (origin?.kind === 'ref') return this.refChain(e, origin);
         const base = this.expr(e.base, true);
         this.expr(e.key, true);
         return selectType(base, e.key) ?? ANY;
@@ -181,6 +186,32 @@ export class TypeChecker {
     this.errors.push(new RegoError('rego_type_error', `${e.name}: invalid argument(s)\n\thave: (${have.join(', ')})\n\twant: ${signatureText(decl, true)}`, e.loc));
     // OPA leaves the output of a failed call untyped: nothing downstream reports again.
     return ANY;
+  }
+
+  /**
+   * A source ref planned as a chain of lookups (`x.a.b`, `data.p.q.c`): each step's
+   * type, and OPA's `undefined ref` (checkRefLeaf) when a constant key is not among
+   * the static keys of an object type without dynamic keys (refErrors.ts).
+   */
+  private refChain(e: Expr & { k: 'dot' }, ref: RefTerm): TypeSpec {
+    const keys: Expr[] = [];
+    let b: Expr = e;
+    while (b.k === 'dot' && (b === e || originOf(b) === undefined)) {
+      keys.unshift(b.key);
+      b = b.base;
+    }
+    let t = this.expr(b, true);
+    for (const [i, k] of keys.entries()) {
+      this.expr(k, true);
+      const miss = missingKey(t, k);
+      if (miss) {
+        const err = undefinedRefError(ref, ref.path.length - keys.length + i + 1, miss);
+        if (err) this.errors.push(err);
+        return ANY;
+      }
+      t = selectType(t, k) ?? ANY;
+    }
+    return t;
   }
 
   /** A complete rule whose every value is a constant has their union; other rules are `any`. */

@@ -1,0 +1,58 @@
+// OPA's RefErrInvalidDetail (v1/ast/errors.go): the details of an `undefined ref`
+// type error, printed after the message as the ref, a caret under the bad part, what
+// it has and what fits there:
+//   	input.request.kind.kinds
+//   	                   ^
+//   	                   have: "kinds"
+//   	                   want (one of): ["kind" "version"]
+// Used by the type checker (refs into values of known object types) and the input
+// schema checks of `eval`/`check -s` (cli/eval-schema.ts).
+import type { RefTerm, Term } from '../ast/nodes.js';
+import { formatTerm } from '../ast/print.js';
+
+/** OPA's RefErrInvalidDetail: the ref, the position of the bad part, what fits there. */
+export class RefErrInvalidDetail {
+  // Own enumerable fields in OPA's JSON order: ref, pos, want, oneOf.
+  readonly ref: unknown[];
+  readonly pos: number;
+  readonly want: string | null;
+  readonly oneOf?: unknown[];
+  constructor(
+    private readonly term: RefTerm,
+    pos: number,
+    want: string | null,
+    private readonly keys: string[],
+  ) {
+    Object.defineProperty(this, 'term', { enumerable: false });
+    Object.defineProperty(this, 'keys', { enumerable: false });
+    this.ref = [term.head, ...term.path].map(termJSON);
+    this.pos = pos;
+    this.want = want;
+    if (keys.length > 0) this.oneOf = keys.map((k) => ({ type: 'string', value: k }));
+  }
+
+  /** The lines ast.Error.Error() prints after the message. */
+  detailLines(): string[] {
+    const ref = formatTerm(this.term);
+    const prefix = formatTerm({ ...this.term, path: this.term.path.slice(0, this.pos - 1) } as RefTerm);
+    const pad = ' '.repeat(prefix.length + 1);
+    const have = this.term.path[this.pos - 1]!;
+    const lines = [ref, pad + '^', `${pad}have: ${formatTerm(have)}`];
+    if (this.keys.length > 0) lines.push(`${pad}want (one of): [${this.keys.map((k) => formatTerm({ kind: 'string', value: k, loc: this.term.loc })).join(' ')}]`);
+    else lines.push(`${pad}want (type): ${this.want}`);
+    return lines;
+  }
+}
+
+function termJSON(t: Term): unknown {
+  switch (t.kind) {
+    case 'var':
+      return { type: 'var', value: t.name };
+    case 'string':
+      return { type: 'string', value: t.value };
+    case 'number':
+      return { type: 'number', value: Number(t.value) };
+    default:
+      return { type: t.kind };
+  }
+}
