@@ -30,7 +30,7 @@ import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import { compileModules, type CompiledPolicy } from '../compiler/policy.js';
 import { deprecatedBuiltinErrors } from '../compiler/strict/index.js';
 import { RObject } from '../runtime/value/index.js';
-import { checkPathConflicts, rulePaths } from '../server/engine/policies.js';
+import { pathConflictErrors, rulePathsOf } from '../compiler/passes/path-conflicts.js';
 import { loadBundles } from './bundle-inputs.js';
 import { toOutputErrors, type OutputError } from './output.js';
 
@@ -60,13 +60,7 @@ export async function bundleSources(paths: string[], opts: { v0: boolean; ignore
 /** OPA's path-conflict check of rules against the bundles' data (nothing when there is no data). */
 export function pathConflicts(modules: Module[], data: RObject): OutputError[] {
   if (data.size === 0) return [];
-  try {
-    // rulePaths reads only the policy's modules
-    checkPathConflicts(rulePaths({ modules } as unknown as CompiledPolicy), data);
-    return [];
-  } catch (e) {
-    return toOutputErrors(e);
-  }
+  return toOutputErrors({ errors: pathConflictErrors(rulePathsOf(modules), data) });
 }
 
 // ---------------------------------------------------------------- --rego-v1

@@ -31,7 +31,8 @@ import { TestLoadError, loadTestSuite, untilSignal, watchTests, type TestSuite }
 import { benchReport, loadingErrorsText, prettyReport, resultJSON } from './test-report.js';
 import { filterTrace } from './test-trace.js';
 import { RObject } from '../runtime/value/index.js';
-import { checkPathConflicts, rulePaths } from '../server/engine/policies.js';
+import { RegoErrors } from '../compiler/source/diagnostics.js';
+import { pathConflictErrors, rulePathsOf } from '../compiler/passes/path-conflicts.js';
 
 export type { TestResult } from './test-runner.js';
 export { coverageReport, type CoverageReport } from './test-coverage.js';
@@ -138,7 +139,10 @@ function compileSuite(p: TestParams, suite: TestSuite): CompiledPolicy | OutputE
     policy = compileTests(suite.modules, suite.v0, !p.bench);
     // opa test compiles WithPathConflictsCheck against the loaded data, as eval does.
     const data = suite.data as unknown;
-    if (data instanceof RObject && data.size > 0) checkPathConflicts(rulePaths(policy), data);
+    if (data instanceof RObject && data.size > 0) {
+      const conflicts = pathConflictErrors(rulePathsOf(policy.modules), data);
+      if (conflicts.length > 0) throw new RegoErrors(conflicts);
+    }
     if (p.capabilities !== undefined || p.schema !== undefined) {
       const req = { ...(p.capabilities !== undefined ? { capabilities: p.capabilities } : {}), ...(p.schema !== undefined ? { schema: p.schema } : {}) };
       errors = toOutputErrors({ errors: extraChecks(req, policy.modules) });

@@ -21,5 +21,6 @@ export { partialEval, preparePartial, cachedPartial, parseRootRef, PartialRefErr
 export { createBackend, createJSBackend, loadWasmBackend, instantiateWasmBackend, compileSupportedWasm, wasmEntrypoints, pathQuery, WasmBackend, BACKEND_NAMES, type Backend, type BackendName, type BackendOptions, type BackendEvalOptions, type BackendQuery, type PreparedDecision, type DataWrite, type WasmStats, type WasmModuleSource, type WasmModuleStats } from './backend.js';
 export { addWasmModule, annotatedEntrypoints } from './codegen/wasm/bundle.js';
 export { annotationValue } from './passes/annotation-set.js';
+export { pathConflictErrors, rulePathsOf, type RulePath } from './passes/path-conflicts.js';
 /** Compiling in steps with a pause between them (a worker keeps answering decisions meanwhile). */
 export { compileSteps, compileParsedSteps, compileYielding, runSteps, runStepsYielding, type CompileStep } from './compile-steps.js';

@@ -3,8 +3,8 @@
 // the package. This file also derives what the data checks need from a compiled
 // module set: the paths of all rules (for the path-conflict check and for telling
 // "document missing" from "document undefined").
-import { RegoError, parseModule, type CompiledPolicy, type Module, type SourceFile, type Term } from '../../compiler/index.js';
-import { RObject as RObjectClass, pathsOverlap, readPath, type RObject } from '../../runtime/index.js';
+import { parseModule, pathConflictErrors, rulePathsOf, type CompiledPolicy, type Module, type RulePath, type SourceFile } from '../../compiler/index.js';
+import { pathsOverlap, type RObject } from '../../runtime/index.js';
 import { PathConflictError } from './errors.js';
 
 export interface PolicyRecord {
@@ -56,30 +56,11 @@ export function isEmptyModule(text: string): boolean {
   return text.split('\n').every((line) => line.trim() === '' || line.trim().startsWith('#'));
 }
 
-/** The ground prefix of a rule head ref as path segments. */
-function headPath(ref: Term[]): string[] {
-  const out: string[] = [];
-  for (const [i, t] of ref.entries()) {
-    if (i === 0 && t.kind === 'var') out.push(t.name);
-    else if (t.kind === 'string') out.push(t.value);
-    else break;
-  }
-  return out;
-}
-
-export interface RulePath {
-  path: string[];
-  location: { file: string; row: number; col: number; offset: number };
-}
+export type { RulePath };
 
 /** Every rule's data path (package + ground head prefix), one entry per rule. */
 export function rulePaths(policy: CompiledPolicy): RulePath[] {
-  const out: RulePath[] = [];
-  for (const m of policy.modules) {
-    const pkg = packagePath(m);
-    for (const r of m.rules) out.push({ path: [...pkg, ...headPath(r.head.ref)], location: r.loc });
-  }
-  return out;
+  return rulePathsOf(policy.modules);
 }
 
 /**
@@ -87,31 +68,8 @@ export function rulePaths(policy: CompiledPolicy): RulePath[] {
  * `touched` limits the check to rules overlapping the written paths.
  */
 export function checkPathConflicts(rules: RulePath[], data: RObject, touched?: string[][]): void {
-  const errors: RegoError[] = [];
-  const seen = new Set<string>();
-  for (const r of rules) {
-    if (touched && !touched.some((p) => pathsOverlap(p, r.path))) continue;
-    const key = r.path.join('/');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (nonEmpty(data, r.path)) {
-      errors.push(new RegoError('rego_compile_error', `conflicting rule for data path ${key} found`, r.location));
-    }
-  }
+  const errors = pathConflictErrors(rules, data, touched);
   if (errors.length > 0) throw new PathConflictError(errors);
-}
-
-/**
- * OPA's storage.NonEmpty: data exists at `path`, or the nearest existing prefix
- * of it is not an object (a rule at p/q conflicts with `{"p": 1}`).
- */
-function nonEmpty(data: RObject, path: string[]): boolean {
-  if (readPath(data, path) !== undefined) return true;
-  for (let i = path.length - 1; i > 0; i--) {
-    const v = readPath(data, path.slice(0, i));
-    if (v !== undefined) return !(v instanceof RObjectClass);
-  }
-  return false;
 }
 
 /** True when some rule defines `path` or a prefix of it. */
