@@ -22,7 +22,7 @@ import type { Body, Module, Node, RefTerm, Term } from '../compiler/ast/nodes.js
 import { formatTerm } from '../compiler/ast/print.js';
 import { walkTerms } from '../compiler/ast/walk.js';
 import { RegoError } from '../compiler/source/diagnostics.js';
-import { RefErrInvalidDetail } from '../compiler/source/ref-detail.js';
+import { RefErrInvalidDetail, UnificationErrDetail } from '../compiler/source/ref-detail.js';
 import { quote } from './output.js';
 
 export type Schema = Record<string, unknown>;
@@ -35,19 +35,6 @@ export function loadInputSchema(path: string): Schema | undefined {
     return JSON.parse(text) as Schema;
   } catch (e) {
     throw new Error(`unable to parse schema ${path}: ${(e as Error).message}`);
-  }
-}
-
-/** OPA's UnificationErrDetail: the two types that do not unify. */
-export class UnificationErrDetail {
-  readonly a: { type: string };
-  readonly b: { type: string };
-  constructor(left: string, right: string) {
-    this.a = { type: left };
-    this.b = { type: right };
-  }
-  detailLines(): string[] {
-    return [`left  : ${this.a.type}`, `right : ${this.b.type}`];
   }
 }
 
@@ -162,7 +149,7 @@ export function checkInputRefs(schema: Schema, node: Node | Body, errors: RegoEr
       const [l, r] = t.args as [Term, Term];
       const lt = l.kind === 'ref' && l.head.kind === 'var' && l.head.name === 'input' ? leafType(schema, l) : literalType(l);
       const rt = r.kind === 'ref' && r.head.kind === 'var' && r.head.name === 'input' ? leafType(schema, r) : literalType(r);
-      if (lt && rt && lt !== rt && (l.kind === 'ref' || r.kind === 'ref')) errors.push(new RegoError('rego_type_error', 'match error', t.loc, new UnificationErrDetail(lt, rt)));
+      if (lt && rt && lt !== rt && (l.kind === 'ref' || r.kind === 'ref')) errors.push(new RegoError('rego_type_error', 'match error', t.loc, new UnificationErrDetail({ type: lt }, { type: rt }, lt, rt)));
     }
   });
 }

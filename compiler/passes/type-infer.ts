@@ -24,7 +24,8 @@ import { orType, signatureText, typeOfValue, typeString } from './type-text.js';
 import { keysOf, selectType, unifies, valuesOf } from './type-unify.js';
 import { missingKey, undefinedRefError } from './type-refs.js';
 import { originOf } from '../plan/origins.js';
-import type { RefTerm } from '../ast/nodes.js';
+import type { Expr as AstExpr, RefTerm } from '../ast/nodes.js';
+import { UnificationErrDetail } from '../source/ref-detail.js';
 
 const ANY: TypeSpec = { type: 'any' };
 
@@ -63,10 +64,15 @@ export class TypeChecker {
       case 'capture':
         this.expr(s.expr, true);
         return;
-      case 'equal':
-        this.expr(s.a, true);
-        this.expr(s.b, true);
+      case 'equal': {
+        const a = this.expr(s.a, true);
+        const b = this.expr(s.b, true);
+        // OPA's checkExprEq: `x := 1; x = "a"` is a `match error`.
+        if (s.src && isUnification(s.src) && !unifies(a, b)) {
+          this.errors.push(new RegoError('rego_type_error', 'match error', s.src.loc, new UnificationErrDetail(a, b, typeString(a), typeString(b))));
+        }
         return;
+      }
       case 'match':
         this.bind(s.pattern, this.expr(s.expr, nestedIn(s, s.expr)));
         return;
@@ -239,4 +245,11 @@ function nestedIn(s: Stmt, e: Expr): boolean {
   if (e.k !== 'call' || s.src === undefined || s.src.body.type !== 'term') return true;
   const t = s.src.body.term;
   return !(t.kind === 'call' && t.args.length === e.args.length && refName(t.op) === e.name);
+}
+
+/** A body expression `a = b` or `a := b` (OPA type checks both as Equality). */
+function isUnification(e: AstExpr): boolean {
+  if (e.body.type !== 'term' || e.body.term.kind !== 'call') return false;
+  const name = refName(e.body.term.op);
+  return name === 'eq' || name === 'assign';
 }

@@ -6,7 +6,8 @@
 //   	                   have: "kinds"
 //   	                   want (one of): ["kind" "version"]
 // Used by the type checker (refs into values of known object types) and the input
-// schema checks of `eval`/`check -s` (cli/eval-schema.ts).
+// schema checks of `eval`/`check -s` (cli/eval-schema.ts); also OPA's
+// UnificationErrDetail (`match error`).
 import type { RefTerm, Term } from '../ast/nodes.js';
 import { formatTerm } from '../ast/print.js';
 
@@ -54,5 +55,25 @@ function termJSON(t: Term): unknown {
       return { type: 'number', value: Number(t.value) };
     default:
       return { type: t.kind };
+  }
+}
+
+/**
+ * OPA's UnificationErrDetail, the details of a `match error`: the two types (as OPA's
+ * type JSON) that do not unify, printed `left  : number` / `right : string`.
+ */
+export class UnificationErrDetail {
+  constructor(
+    readonly a: object,
+    readonly b: object,
+    private readonly leftText: string,
+    private readonly rightText: string,
+  ) {
+    Object.defineProperty(this, 'leftText', { enumerable: false });
+    Object.defineProperty(this, 'rightText', { enumerable: false });
+  }
+
+  detailLines(): string[] {
+    return [`left  : ${this.leftText}`, `right : ${this.rightText}`];
   }
 }
