@@ -112,7 +112,7 @@ export function checkRegoV1Files(files: SourceFile[], strict: boolean, extra?: (
   if (errors.length > 0) return errors;
   let policy: CompiledPolicy;
   try {
-    policy = compileModules({ opts: { v0Compatible: true, strict, printStatements: false }, modules, errors: [] });
+    policy = compileModules({ opts: { v0Compatible: true, strict }, modules, errors: [] });
   } catch (e) {
     return toOutputErrors(e);
   }

@@ -61,8 +61,7 @@ export function checkFiles(files: SourceFile[], v0Compatible: boolean, strict = 
   }
   if (errors.length > 0) return errors;
   try {
-    // opa check compiles without print statements: print calls are erased.
-    const policy = compile(files, { v0Compatible, strict, printStatements: false });
+    const policy = compile(files, { v0Compatible, strict });
     if (extra) errors.push(...extra(policy.state.modules));
   } catch (e) {
     errors.push(...toOutputErrors(e));

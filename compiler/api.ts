@@ -31,9 +31,9 @@ export interface CompileOptions {
    */
   strict?: boolean;
   /**
-   * Print statements on (the default, as opa eval/test/run): print() arguments are
-   * checked (`var x is undeclared`) and evaluated. `false` erases print calls first,
-   * as OPA's compiler without WithEnablePrintStatements (`opa check`, `opa test --bench`).
+   * Print statements on (the default, as opa eval/test/check/run): print() arguments
+   * are checked (`var x is undeclared`) and evaluated. `false` erases print calls
+   * first, as OPA's compiler without WithEnablePrintStatements (`opa test --bench`).
    */
   printStatements?: boolean;
 }

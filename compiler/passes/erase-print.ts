@@ -1,6 +1,6 @@
 // Pass `erase-print`: OPA's erasePrintCalls (v1/ast/compile.go), run when print
-// statements are off (CompileOptions.printStatements === false: `regent check`,
-// `test --bench`, `build -t wasm` without --wasm-include-print, as opa). Every
+// statements are off (CompileOptions.printStatements === false: `test --bench`, as
+// opa; `build -t wasm` erases them itself unless --wasm-include-print). Every
 // `print(...)` body expression goes, in comprehensions and `every` bodies too, and a
 // body left empty becomes `true`. A print used as a value is not erased (the planner
 // reports `print(...) used as value`, as OPA's checkVoidCalls).

@@ -177,9 +177,11 @@ describe('check --capabilities', () => {
   });
 });
 
-describe('check: print statements off, as opa check', () => {
-  it('erases print calls (no `undeclared`), but a print used as a value is an error', async () => {
-    expect(await check(at('print'))).toMatchObject({ code: 0, out: '' });
+describe('check: print statements on, as opa check (WithEnablePrintStatements(true))', () => {
+  it('checks print arguments (`undeclared`), and a print used as a value is an error', async () => {
+    const p = await check('--format', 'json', at('print'));
+    expect(p.code).toBe(1);
+    expect(JSON.parse(p.err).errors[0]).toMatchObject({ code: 'rego_compile_error', message: 'var y is undeclared' });
     const r = await check('--format', 'json', at('printvalue'));
     expect(r.code).toBe(1);
     expect(JSON.parse(r.err).errors[0]).toMatchObject({ code: 'rego_type_error', message: 'print("a") used as value' });
