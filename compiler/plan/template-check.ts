@@ -22,6 +22,13 @@ export function templateErrors(modules: Module[], isRelation: (name: string) => 
   return errors;
 }
 
+/** The same checks over an ad-hoc query (OPA's query compiler rewrites template strings too). */
+export function queryTemplateErrors(body: Body, isRelation: (name: string) => boolean): RegoError[] {
+  const errors: RegoError[] = [];
+  new TemplateCheck(isRelation, errors).query(body);
+  return errors;
+}
+
 class TemplateCheck {
   constructor(
     private readonly isRelation: (name: string) => boolean,
@@ -33,6 +40,10 @@ class TemplateCheck {
     for (const a of r.head.args ?? []) directVars(a).forEach((v) => safe.add(v.name));
     const inner = this.body(r.body, safe);
     for (const t of [...r.head.ref.slice(1), r.head.key, r.head.value]) if (t) this.term(t, inner);
+  }
+
+  query(body: Body): void {
+    this.body(body, new Set(ROOT_VARS));
   }
 
   /** Check a body's terms; returns the variables safe inside it. */
