@@ -45,33 +45,9 @@ function ruleHeadErrors(r: Rule): RegoError[] {
  */
 export function bodyNames(body: Body): Set<string> {
   const out = new Set<string>();
-  for (const e of body) for (const t of exprTerms(e)) namesOutsideClosures(t, out);
+  for (const e of body) for (const t of exprTerms(e)) directVars(t, [], false).forEach((v) => out.add(v.name));
   for (const e of body) if (e.body.type === 'every') [e.body.key, e.body.value].forEach((v) => v && out.add(v.name));
   return out;
-}
-
-function namesOutsideClosures(t: Term, out: Set<string>): void {
-  switch (t.kind) {
-    case 'var':
-      out.add(t.name);
-      return;
-    case 'ref':
-      namesOutsideClosures(t.head, out);
-      t.path.forEach((p) => namesOutsideClosures(p, out));
-      return;
-    case 'call':
-      t.args.forEach((a) => namesOutsideClosures(a, out));
-      return;
-    case 'array':
-    case 'set':
-      t.items.forEach((x) => namesOutsideClosures(x, out));
-      return;
-    case 'object':
-      t.entries.forEach(([k, v]) => (namesOutsideClosures(k, out), namesOutsideClosures(v, out)));
-      return;
-    default:
-      return; // scalars, comprehensions, templates
-  }
 }
 
 /** A head term OPA moves into the body before this check: it holds a ref, a call or a comprehension. */

@@ -58,31 +58,35 @@ export class Scope {
 
 export const ROOT_VARS = new Set(['input', 'data']);
 
-/** Var terms directly in a term: not inside comprehension bodies. */
-export function directVars(t: Term, out: VarTerm[] = []): VarTerm[] {
+/**
+ * Var terms directly in a term: not inside comprehension bodies; with `templates`
+ * false, not inside template-string parts either (OPA rewrites those to comprehensions).
+ */
+export function directVars(t: Term, out: VarTerm[] = [], templates = true): VarTerm[] {
+  const walk = (x: Term): void => void directVars(x, out, templates);
   switch (t.kind) {
     case 'var':
       if (!ROOT_VARS.has(t.name)) out.push(t);
       break;
     case 'ref':
-      directVars(t.head, out);
-      t.path.forEach((p) => directVars(p, out));
+      walk(t.head);
+      t.path.forEach(walk);
       break;
     case 'array':
     case 'set':
-      t.items.forEach((x) => directVars(x, out));
+      t.items.forEach(walk);
       break;
     case 'object':
       t.entries.forEach(([k, v]) => {
-        directVars(k, out);
-        directVars(v, out);
+        walk(k);
+        walk(v);
       });
       break;
     case 'call':
-      t.args.forEach((x) => directVars(x, out));
+      t.args.forEach(walk);
       break;
     case 'template':
-      t.parts.forEach((p) => typeof p !== 'string' && directVars(p, out));
+      if (templates) t.parts.forEach((p) => typeof p !== 'string' && walk(p));
       break;
     default:
       break;
