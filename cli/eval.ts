@@ -13,7 +13,7 @@
 // Imports name compiler modules directly, and the interpreter (--explain) and partial
 // evaluation (--partial) load on use: `regent eval` starts in a fraction of the time.
 import { compile } from '../compiler/policy.js';
-import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
+import { RegoError, RegoErrors, throwErrors } from '../compiler/source/diagnostics.js';
 import { pathConflictErrors, rulePathsOf } from '../compiler/passes/path-conflicts.js';
 import { stringifyOpaJSON } from '../compiler/ast/opa-json.js';
 import type { TraceEvent } from '../compiler/interp/index.js';
@@ -66,7 +66,7 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
     const loaded = await loadForEval(req);
     const policy = compile(loaded.modules, { v0Compatible: req.v0Compatible || loaded.v0, ...(req.strict ? { strict: true } : {}) });
     // OPA's rego package compiles with WithPathConflictsCheck against the loaded data.
-    if (loaded.data.size > 0) throwAll(pathConflictErrors(rulePathsOf(policy.modules), loaded.data));
+    if (loaded.data.size > 0) throwErrors(pathConflictErrors(rulePathsOf(policy.modules), loaded.data));
     const evalOpts = evalOptions(req, input, loaded.data, io);
     if (req.target === 'wasm') {
       const { evaluateWasm } = await import('./eval-wasm.js');
@@ -80,10 +80,6 @@ export async function evaluate(req: EvalRequest, io?: IO): Promise<EvalOutcome> 
   } catch (error) {
     return { ok: false, error: limitErrors(error) };
   }
-}
-
-function throwAll(errors: RegoError[]): void {
-  if (errors.length > 0) throw new RegoErrors(errors);
 }
 
 /** OPA's compiler stops at 10 errors (CompileErrorLimitDefault) and adds `error limit reached`. */

@@ -30,8 +30,7 @@ import { TEST_FLAGS, parseTestParams, type TestParams } from './test-flags.js';
 import { TestLoadError, loadTestSuite, untilSignal, watchTests, type TestSuite } from './test-load.js';
 import { benchReport, loadingErrorsText, prettyReport, resultJSON } from './test-report.js';
 import { filterTrace } from './test-trace.js';
-import { RObject } from '../runtime/value/index.js';
-import { RegoErrors } from '../compiler/source/diagnostics.js';
+import { throwErrors } from '../compiler/source/diagnostics.js';
 import { pathConflictErrors, rulePathsOf } from '../compiler/passes/path-conflicts.js';
 
 export type { TestResult } from './test-runner.js';
@@ -138,11 +137,7 @@ function compileSuite(p: TestParams, suite: TestSuite): CompiledPolicy | OutputE
     if (refused.length > 0) return toOutputErrors({ errors: refused });
     policy = compileTests(suite.modules, suite.v0, !p.bench);
     // opa test compiles WithPathConflictsCheck against the loaded data, as eval does.
-    const data = suite.data as unknown;
-    if (data instanceof RObject && data.size > 0) {
-      const conflicts = pathConflictErrors(rulePathsOf(policy.modules), data);
-      if (conflicts.length > 0) throw new RegoErrors(conflicts);
-    }
+    if (suite.data.size > 0) throwErrors(pathConflictErrors(rulePathsOf(policy.modules), suite.data));
     if (p.capabilities !== undefined || p.schema !== undefined) {
       const req = { ...(p.capabilities !== undefined ? { capabilities: p.capabilities } : {}), ...(p.schema !== undefined ? { schema: p.schema } : {}) };
       errors = toOutputErrors({ errors: extraChecks(req, policy.modules) });

@@ -3,7 +3,7 @@
 // (terms.ts); unification becomes let/equal/match statements (unify.ts).
 import type { Body, Expr, Term, VarTerm } from '../ast/nodes.js';
 import type { Block, Stmt, WithMod } from '../ir/ir.js';
-import { RegoError, RegoErrors } from '../source/diagnostics.js';
+import { RegoError, throwErrors } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
 import { Analyzer, exprTerms, isAssign, isEq, namesIn } from './analyze.js';
 import type { Scope } from './scope.js';
@@ -91,7 +91,7 @@ export class BodyPlanner {
         if ([...a.needs].every((s) => B.has(s))) {
           picked = i;
           const printed = printArgs(body[i]!);
-          if (printed) throwAll(undeclaredPrintVars(printed, printDeclared(i)));
+          if (printed) throwErrors(undeclaredPrintVars(printed, printDeclared(i)));
           a.outs.forEach((s) => boundAt.has(s) || boundAt.set(s, i));
           a.outs.forEach((s) => B.add(s));
           a.outs.forEach(wake);
@@ -111,7 +111,7 @@ export class BodyPlanner {
         for (const i of remaining) {
           const printed = printArgs(body[i]!);
           analyzer.scope.cursor = i;
-          if (printed) throwAll(undeclaredPrintVars(printed, printDeclared(i)));
+          if (printed) throwErrors(undeclaredPrintVars(printed, printDeclared(i)));
         }
         this.reportUnsafe(body, remaining, analyzer, B);
         return order.concat(remaining);
@@ -145,8 +145,7 @@ export class BodyPlanner {
     const errors = [...found.entries()]
       .sort(([an, a], [bn, b]) => a.location!.row - b.location!.row || a.location!.col - b.location!.col || (an < bn ? -1 : an > bn ? 1 : 0))
       .map(([, err]) => err);
-    if (errors.length === 1) throw errors[0]!;
-    if (errors.length > 1) throw new RegoErrors(errors);
+    throwErrors(errors);
     throw new RegoError('rego_unsafe_var_error', 'expression is unsafe', body[remaining[0]!]!.loc);
   }
 
@@ -337,9 +336,3 @@ export function declareBody(body: Body, scope: Scope, isFunctionName: (t: Term) 
 
 export { namesIn };
 export type { Stmt };
-
-/** Throw the errors, if any: one as itself, several together. */
-function throwAll(errors: RegoError[]): void {
-  if (errors.length === 1) throw errors[0]!;
-  if (errors.length > 1) throw new RegoErrors(errors);
-}

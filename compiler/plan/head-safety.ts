@@ -7,6 +7,7 @@
 // head) rather than y (the body).
 import type { Body, Module, Rule, Term } from '../ast/nodes.js';
 import { forEachTerm } from '../ast/transform.js';
+import { needsEval } from './terms.js';
 import { RegoError } from '../source/diagnostics.js';
 import { exprTerms } from './analyze.js';
 import { directVars } from './scope.js';
@@ -23,12 +24,12 @@ export function headSafetyErrors(modules: Module[]): RegoError[] {
 
 function ruleHeadErrors(r: Rule): RegoError[] {
   if (r.default) return [];
-  const terms = [...r.head.ref.slice(1), ...(r.head.key ? [r.head.key] : []), ...(r.head.value ? [r.head.value] : [])].filter((t) => !needsEval(t));
+  const terms = [...r.head.ref.slice(1), ...(r.head.key ? [r.head.key] : []), ...(r.head.value ? [r.head.value] : [])].filter((t) => !needsEval(t, true));
   const headVars = terms.flatMap((t) => directVars(t)).filter((v) => !v.wildcard && !v.name.startsWith('$'));
   if (headVars.length === 0) return [];
   const safe = bodyNames(r.body);
   for (const a of r.head.args ?? []) forEachTerm(a, (x) => x.kind === 'var' && safe.add(x.name));
-  for (const t of [...r.head.ref.slice(1), r.head.key, r.head.value]) if (t && needsEval(t)) directVars(t).forEach((v) => safe.add(v.name));
+  for (const t of [...r.head.ref.slice(1), r.head.key, r.head.value]) if (t && needsEval(t, true)) directVars(t).forEach((v) => safe.add(v.name));
   const reported = new Set<string>();
   const errors: RegoError[] = [];
   for (const v of headVars) {
@@ -50,11 +51,3 @@ export function bodyNames(body: Body): Set<string> {
   return out;
 }
 
-/** A head term OPA moves into the body before this check: it holds a ref, a call or a comprehension. */
-function needsEval(t: Term): boolean {
-  let found = false;
-  forEachTerm(t, (x) => {
-    if (x.kind === 'ref' || x.kind === 'call' || x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp' || x.kind === 'template') found = true;
-  });
-  return found;
-}

@@ -7,7 +7,7 @@ import { FrameLayout, Scope } from './scope.js';
 import { BodyPlanner } from './body.js';
 import type { PlanContext } from './context.js';
 import { queryTemplateErrors } from './template-check.js';
-import { RegoErrors } from '../source/diagnostics.js';
+import { throwErrors } from '../source/diagnostics.js';
 import { namesIn, exprTerms } from './analyze.js';
 
 function iterates(block: Stmt[]): boolean {
@@ -15,9 +15,7 @@ function iterates(block: Stmt[]): boolean {
 }
 
 export function planQuery(ctx: PlanContext, body: Body, texts: string[]): QueryPlan {
-  const templates = queryTemplateErrors(body, (n) => ctx.builtinDecl(n)?.relation === true);
-  if (templates.length === 1) throw templates[0]!;
-  if (templates.length > 1) throw new RegoErrors(templates);
+  throwErrors(queryTemplateErrors(body, (n) => ctx.builtinDecl(n)?.relation === true));
   const layout = new FrameLayout();
   const scope = new Scope(layout);
   const planner = new BodyPlanner(ctx, true);

@@ -374,10 +374,14 @@ function bindComprehensionHead(t: Term & { kind: 'arraycomp' | 'setcomp' | 'obje
   return extra.length === 0 ? t : { ...t, head, body: [...t.body, ...extra] };
 }
 
-function needsEval(t: Term): boolean {
+/**
+ * OPA's requiresEval: the term holds a ref, a call or a comprehension; with
+ * `templates`, a template string too (OPA has rewritten it to a call by its head-safety stage).
+ */
+export function needsEval(t: Term, templates = false): boolean {
   let found = false;
   forEachTerm(t, (x) => {
-    if (x.kind === 'ref' || x.kind === 'call' || x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp') found = true;
+    if (x.kind === 'ref' || x.kind === 'call' || x.kind === 'arraycomp' || x.kind === 'setcomp' || x.kind === 'objectcomp' || (templates && x.kind === 'template')) found = true;
   });
   return found;
 }

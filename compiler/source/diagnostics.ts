@@ -45,6 +45,12 @@ export class RegoErrors extends Error {
   }
 }
 
+/** Throw `errors`, if any: one as itself, several as RegoErrors. */
+export function throwErrors(errors: RegoError[]): void {
+  if (errors.length === 1) throw errors[0]!;
+  if (errors.length > 1) throw new RegoErrors(errors);
+}
+
 export function parseError(message: string, location?: Location): RegoError {
   return new RegoError('rego_parse_error', message, location);
 }
