@@ -2,9 +2,8 @@
 // and plain JS objects the way OPA's Go encoder does (2-space indent, exact numbers,
 // sets as sorted arrays, object keys of RObjects sorted, `<`, `>`, `&` escaped),
 // error normalisation and OPA's error texts, and the pretty/raw result formats.
-import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
+import { RegoError, RegoErrors, hasDetailLines, type ErrorDetails } from '../compiler/source/diagnostics.js';
 import { EvalError } from '../compiler/eval/errors.js';
-import { detailLines, isParserErrorDetail, type ParserErrorDetail } from '../compiler/parser/error-detail.js';
 import type { ResultRow } from '../compiler/api.js';
 import { BigNum, RObject, RSet, formatNumber, toJSONText, type Value } from '../runtime/value/index.js';
 
@@ -118,11 +117,8 @@ export interface OutputError {
   message: string;
   code?: string;
   location?: { file: string; row: number; col: number };
-  /**
-   * OPA's error details: a parse error's source line and caret index
-   * (ParserErrorDetail), or an object with a `detailLines()` method (type errors).
-   */
-  details?: ParserErrorDetail | { detailLines(): string[] };
+  /** OPA's error details (a parse error's source line and caret, a type error's types). */
+  details?: ErrorDetails;
 }
 
 /** Flatten anything thrown into OPA-style errors. */
@@ -130,8 +126,7 @@ export function toOutputErrors(e: unknown): OutputError[] {
   if (e instanceof RegoErrors) return e.errors.flatMap(toOutputErrors);
   if (e instanceof RegoError || e instanceof EvalError) {
     const l = e.location;
-    const x = e instanceof RegoError ? e.details : undefined;
-    const d = isParserErrorDetail(x) ? { details: { line: x.line, idx: x.idx } } : hasDetailLines(x) ? { details: x } : {};
+    const d = e instanceof RegoError && e.details ? { details: e.details } : {};
     return [{ message: e.message, code: e.code, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}), ...d }];
   }
   if (e && typeof e === 'object' && Array.isArray((e as { errors?: unknown }).errors))
@@ -144,17 +139,13 @@ export function toOutputErrors(e: unknown): OutputError[] {
   return [{ message: e instanceof Error ? e.message : String(e) }];
 }
 
-function hasDetailLines(x: unknown): x is { detailLines(): string[] } {
-  return !!x && typeof x === 'object' && typeof (x as { detailLines?: unknown }).detailLines === 'function';
-}
-
 /** `file:row: code: message`, as OPA prints one error. */
 export function errorLine(e: OutputError): string {
   const l = e.location;
   // As ast.Error.Error(): `file:row`, or `row:col` when there is no file (a query).
   const prefix = l ? (l.file ? `${l.file}:${l.row}: ` : `${l.row}:${l.col}: `) : '';
   const d = e.details;
-  const lines = (isParserErrorDetail(d) ? detailLines(d) : hasDetailLines(d) ? d.detailLines() : []).map((x) => '\n\t' + x).join('');
+  const lines = (hasDetailLines(d) ? d.detailLines() : []).map((x) => '\n\t' + x).join('');
   return `${prefix}${e.code ? e.code + ': ' : ''}${e.message}${lines}`;
 }
 

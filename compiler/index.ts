@@ -1,6 +1,6 @@
 // The only public surface of the compiler: parse, compile, evaluate.
 export * from './api.js';
-export { RegoError, RegoErrors } from './source/diagnostics.js';
+export { RegoError, RegoErrors, hasDetailLines, type ErrorDetails } from './source/diagnostics.js';
 export type { Location } from './source/location.js';
 export { compile } from './policy.js';
 export { compileWasm, WasmUnsupportedError, type WasmCompileOptions } from './codegen/wasm/lazy.js';

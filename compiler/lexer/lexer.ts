@@ -14,7 +14,13 @@ import { KEYWORDS, T } from './token-kinds.js';
  * never backtracked over.
  */
 export class ParseFailure {
-  constructor(readonly message: string, readonly location: Location, readonly fatal = false) {}
+  constructor(
+    readonly message: string,
+    readonly location: Location,
+    readonly fatal = false,
+    /** False for OPA's module-level errors, which carry no source line (parser/error-detail.ts). */
+    readonly withDetail = true,
+  ) {}
 }
 
 export interface RawComment {

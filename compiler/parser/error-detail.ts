@@ -7,11 +7,19 @@
 // caret under the offending byte). The JSON form is `"details": {"line": …, "idx": …}`.
 // As newParserErrorDetail: the offset steps back over whitespace first, so an error
 // at a newline or end of file points at the last character before it.
-import { RegoError } from '../source/diagnostics.js';
+import { RegoError, parseError } from '../source/diagnostics.js';
+import type { Location } from '../source/location.js';
 
-export interface ParserErrorDetail {
-  line: string;
-  idx: number;
+/** The detail of one parse error: its JSON form is `{line, idx}`. */
+export class ParserErrorDetail {
+  constructor(
+    readonly line: string,
+    readonly idx: number,
+  ) {}
+
+  detailLines(): string[] {
+    return detailLines(this);
+  }
 }
 
 /** Go's unicode.IsSpace of one byte (Latin-1 range). */
@@ -24,7 +32,7 @@ const isNewline = (c: number): boolean => c === 0x0a || c === 0x0d;
 /** The detail of an error at `offset` (a string index) of `text`. */
 export function parserErrorDetail(text: string, offset: number): ParserErrorDetail {
   const bs = Buffer.from(text, 'utf8');
-  if (bs.length === 0) return { line: '', idx: 0 };
+  if (bs.length === 0) return new ParserErrorDetail('', 0);
   let off = Buffer.byteLength(text.slice(0, Math.max(0, offset)), 'utf8');
   if (off >= bs.length) off = bs.length - 1;
   while (off > 0 && isSpace(bs[off]!)) off--;
@@ -34,25 +42,34 @@ export function parserErrorDetail(text: string, offset: number): ParserErrorDeta
   let end = off;
   while (end < bs.length && !isNewline(bs[end]!)) end++;
   if (begin > end) begin = end;
-  return { line: bs.subarray(begin, end).toString('utf8'), idx: off - begin };
+  return new ParserErrorDetail(bs.subarray(begin, end).toString('utf8'), off - begin);
 }
 
 /** ParserErrorDetail.Lines(): the line without leading tabs, and the caret line. */
-export function detailLines(d: ParserErrorDetail): string[] {
+export function detailLines(d: { line: string; idx: number }): string[] {
   const line = d.line.replace(/^\t+/, '');
   const indent = Math.max(0, d.idx - (d.line.length - line.length));
   return [line, ' '.repeat(indent) + '^'];
 }
 
-/** True for a `{line, idx}` detail object. */
-export function isParserErrorDetail(x: unknown): x is ParserErrorDetail {
-  return !!x && typeof x === 'object' && typeof (x as ParserErrorDetail).line === 'string' && typeof (x as ParserErrorDetail).idx === 'number';
+
+/** Parse errors OPA raises after parsing statements: they never get a detail. */
+const moduleErrors = new WeakSet<RegoError>();
+
+/**
+ * A parse error from OPA's module assembly (parser_ext.go parseModule, CheckRegoV1,
+ * annotation attachment), which prints no source line: `var cannot be used for rule name`.
+ */
+export function moduleError(message: string, location: Location): RegoError {
+  const e = parseError(message, location);
+  moduleErrors.add(e);
+  return e;
 }
 
 /** The parse errors of `text`, each with its detail (errors that have one keep it). */
 export function withDetails(errors: RegoError[], text: string): RegoError[] {
   return errors.map((e) => {
-    if (e.code !== 'rego_parse_error' || e.details !== undefined || !e.location || typeof text !== 'string') return e;
+    if (e.code !== 'rego_parse_error' || e.details !== undefined || moduleErrors.has(e) || !e.location || typeof text !== 'string') return e;
     const copy = new RegoError(e.code, e.message, e.location, parserErrorDetail(text, e.location.offset));
     copy.stack = e.stack;
     return copy;

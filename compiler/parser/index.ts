@@ -6,7 +6,7 @@ import { parseError, RegoError, RegoErrors } from '../source/diagnostics.js';
 import { MAX_INPUT_BYTES } from '../source/limits.js';
 import { ParseFailure, Parser, type ParserOptions } from './parser.js';
 import { depthError } from './depth.js';
-import { withDetails } from './error-detail.js';
+import { moduleError, withDetails } from './error-detail.js';
 
 export interface ParseOptions extends ParserOptions {
   v0Compatible?: boolean;
@@ -32,7 +32,7 @@ function runParser<R>(text: string, file: string, opts: ParseOptions, fn: (p: Pa
   try {
     result = fn(p);
   } catch (e) {
-    if (e instanceof ParseFailure) throw new RegoErrors([parseError(e.message, e.location)]);
+    if (e instanceof ParseFailure) throw new RegoErrors([(e.withDetail ? parseError : moduleError)(e.message, e.location)]);
     if (e instanceof RegoError) throw new RegoErrors([e]);
     if (e instanceof RegoErrors) throw e;
     const loc = p.loc(Math.min(p.lx.start, text.length));

@@ -6,7 +6,8 @@ import type { Body, Comment, Location, Module, Rule, Term, VarTerm } from '../as
 import { Lexer, ParseFailure, type LexerState } from '../lexer/lexer.js';
 import { C } from '../lexer/chars.js';
 import { isKeywordKind, T, tokenName } from '../lexer/token-kinds.js';
-import { parseError, type RegoError } from '../source/diagnostics.js';
+import type { RegoError } from '../source/diagnostics.js';
+import { moduleError } from './error-detail.js';
 import { MAX_NESTING_DEPTH } from '../source/limits.js';
 import { attachAnnotations } from './annotations.js';
 import { parseBody } from './expressions.js';
@@ -131,9 +132,21 @@ export class Parser {
     return new ParseFailure(message, this.loc(offset));
   }
 
-  /** Record a non-fatal error (parsing continues). */
+  /**
+   * An error OPA raises while turning statements into a module (parser_ext.go
+   * parseModule: `package expected`, `var cannot be used for rule name`, …), which
+   * carries no source line and caret.
+   */
+  moduleErrorAt(message: string, offset: number): ParseFailure {
+    return new ParseFailure(message, this.loc(offset), false, false);
+  }
+
+  /**
+   * Record a non-fatal error (parsing continues). Every such error is one of OPA's
+   * checks after parsing (CheckRegoV1, annotation attachment): no source line.
+   */
   report(message: string, offset: number): void {
-    this.errors.push(parseError(message, this.loc(offset)));
+    this.errors.push(moduleError(message, this.loc(offset)));
   }
 
   /** OPA-style `unexpected <tok> token[: note]` at the current token. */
@@ -162,8 +175,8 @@ export class Parser {
 
   parseModule(): Module {
     this.next();
-    if (this.tok() === T.EOF) throw new ParseFailure('empty module', { file: this.file, row: 1, col: 1, offset: 0 });
-    if (this.tok() !== T.Package) throw this.errorAt('package expected');
+    if (this.tok() === T.EOF) throw new ParseFailure('empty module', { file: this.file, row: 1, col: 1, offset: 0 }, false, false);
+    if (this.tok() !== T.Package) throw this.moduleErrorAt('package expected', this.lx.start);
     const pkg = parsePackage(this);
     const mod: Module = {
       kind: 'module', file: this.file, package: pkg, imports: [], rules: [], annotations: [], comments: [],
@@ -177,7 +190,7 @@ export class Parser {
         if (imp.path.kind === 'ref' && imp.path.head.kind === 'var' && imp.path.head.name === 'rego') v1Checks = true;
         continue;
       }
-      if (this.tok() === T.Package && !this.keywordAsRef()) throw this.errorAt('unexpected package');
+      if (this.tok() === T.Package && !this.keywordAsRef()) throw this.moduleErrorAt('unexpected package', this.lx.start);
       for (const r of parseStatement(this)) mod.rules.push(r);
     }
     if (v1Checks) for (const r of mod.rules) checkRegoV1(this, r);

@@ -14,10 +14,10 @@ export function parseStatement(p: Parser): Rule[] {
   const start = p.lx.start;
   const e = parseLiteral(p);
   let what = 'expression';
-  if (e.negated) throw p.errorAt('negated expressions cannot be used for rule head', start);
-  if (e.body.type === 'some' || e.body.type === 'somein') throw p.errorAt("'some' declarations cannot be used for rule head", start);
+  if (e.negated) throw p.moduleErrorAt('negated expressions cannot be used for rule head', start);
+  if (e.body.type === 'some' || e.body.type === 'somein') throw p.moduleErrorAt("'some' declarations cannot be used for rule head", start);
   if (e.body.type === 'term' && e.body.term.kind !== 'call') what = e.body.term.kind;
-  throw p.errorAt(`${what} cannot be used for rule name`, start);
+  throw p.moduleErrorAt(`${what} cannot be used for rule name`, start);
 }
 
 function headName(ref: Term[]): string {
@@ -61,7 +61,7 @@ export function parseRules(p: Parser): Rule[] {
     // A rule without a body: a value, `contains`, a ref head, or `f(x)` (OPA makes
     // that a function returning true). A bare name is not a rule.
     if (usesContains || head.value !== undefined || head.contains || head.args || head.ref.length > 2) return [rule];
-    throw p.errorAt('var cannot be used for rule name', start);
+    throw p.moduleErrorAt('var cannot be used for rule name', start);
   }
 
   if (p.tok() === T.Else && !p.keywordAsRef()) {

@@ -20,7 +20,7 @@ import { RegoError } from '../source/diagnostics.js';
 import { refName } from '../ast/transform.js';
 import { getBuiltin } from '../../runtime/builtins/catalog.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
-import { orType, signatureText, typeOfValue, typeString } from './type-text.js';
+import { ArgErrDetail, orType, typeOfValue, typeString } from './type-text.js';
 import { keysOf, selectType, unifies, valuesOf } from './type-unify.js';
 import { missingKey, undefinedRefError } from './type-refs.js';
 import { originOf } from '../plan/origins.js';
@@ -188,8 +188,8 @@ export class TypeChecker {
       return want !== undefined && !unifies(t, want);
     });
     if (!bad) return decl.result ?? ANY;
-    const have = [...args.map(typeString), ...(nested && decl.result ? ['???'] : [])];
-    this.errors.push(new RegoError('rego_type_error', `${e.name}: invalid argument(s)\n\thave: (${have.join(', ')})\n\twant: ${signatureText(decl, true)}`, e.loc));
+    const have = [...args, ...(nested && decl.result ? [undefined] : [])];
+    this.errors.push(new RegoError('rego_type_error', `${e.name}: invalid argument(s)`, e.loc, new ArgErrDetail(have, decl, true)));
     // OPA leaves the output of a failed call untyped: nothing downstream reports again.
     return ANY;
   }

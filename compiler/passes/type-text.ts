@@ -121,3 +121,34 @@ export function literalType(t: Term): TypeSpec | undefined {
       return undefined;
   }
 }
+
+/**
+ * OPA's ArgErrDetail, the details of `f: invalid argument(s)` and `f: arity mismatch`:
+ * the argument types it has (an unknown one, such as a nested call's output, is
+ * `???` and JSON null) and the parameters it wants. Printed as
+ *   have: (number, ???)
+ *   want: (x: string, y: string)
+ * with the result in `want:` when `withResult` (invalid arguments). The JSON form is
+ * `{"have": [types], "want": {"args": [types], "variadic"?: type}}`, as OPA's FuncArgs
+ * (a named parameter's type has its `name`).
+ */
+export class ArgErrDetail {
+  readonly have: (TypeSpec | null)[];
+  readonly want: { args: (TypeSpec & { name?: string })[]; variadic?: TypeSpec };
+  constructor(
+    have: (TypeSpec | undefined)[],
+    private readonly decl: BuiltinDecl,
+    private readonly withResult: boolean,
+  ) {
+    Object.defineProperty(this, 'decl', { enumerable: false });
+    Object.defineProperty(this, 'withResult', { enumerable: false });
+    this.have = have.map((t) => t ?? null);
+    // OPA's NamedType adds the parameter's name to its type's JSON.
+    const args = decl.args.map((t, i) => (decl.argNames?.[i] ? { ...t, name: decl.argNames[i] } : t));
+    this.want = { args, ...(decl.variadic ? { variadic: decl.variadic } : {}) };
+  }
+
+  detailLines(): string[] {
+    return [`have: (${this.have.map((t) => typeString(t ?? undefined)).join(', ')})`, `want: ${signatureText(this.decl, this.withResult)}`];
+  }
+}

@@ -3,18 +3,19 @@
 import type { Term } from '../ast/nodes.js';
 import type { BuiltinDecl } from '../../runtime/builtins/types.js';
 import { RegoError } from '../source/diagnostics.js';
-import { literalType, signatureText, typeString } from '../passes/type-text.js';
+import { ArgErrDetail, literalType } from '../passes/type-text.js';
 
 /**
  * OPA's arityMismatchError (checkUndefinedFuncs): a user function's is
  * `function data.p.f has arity 1, got 3 arguments`; a builtin's lists the argument
  * types it has (a nested call's output variable as `???`) and the parameters it wants:
- * `count: arity mismatch\n\thave: (number, number, ???)\n\twant: (collection: …)`.
+ * `count: arity mismatch`, with the details `have: (number, number, ???)` and
+ * `want: (collection: any<…>)`.
  * `statement`: the call is a body expression of its own (no output variable).
  */
 export function arityError(name: string, call: Term & { kind: 'call' }, want: number, statement: boolean, decl: BuiltinDecl | undefined): RegoError {
   const got = call.args.length;
   if (!decl) return new RegoError('rego_type_error', `function ${name} has arity ${want}, got ${got} argument${got === 1 ? '' : 's'}`, call.loc);
-  const have = [...call.args.map((a) => typeString(literalType(a))), ...(statement ? [] : ['???'])];
-  return new RegoError('rego_type_error', `${name}: arity mismatch\n\thave: (${have.join(', ')})\n\twant: ${signatureText(decl, false)}`, call.loc);
+  const have = [...call.args.map(literalType), ...(statement ? [] : [undefined])];
+  return new RegoError('rego_type_error', `${name}: arity mismatch`, call.loc, new ArgErrDetail(have, decl, false));
 }

@@ -10,12 +10,26 @@ export type CompileErrorCode =
   | 'rego_unsafe_var_error'
   | 'rego_recursion_error';
 
+/**
+ * OPA's ErrorDetails: what an error prints after its message, one line each (a parse
+ * error's source line and caret, a type error's `have:`/`want:`). The object's own
+ * enumerable fields are its JSON form (`details` in API and `--format json` output).
+ */
+export interface ErrorDetails {
+  detailLines(): string[];
+}
+
+/** True for an object with OPA's detail lines. */
+export function hasDetailLines(x: unknown): x is ErrorDetails {
+  return !!x && typeof x === 'object' && typeof (x as { detailLines?: unknown }).detailLines === 'function';
+}
+
 export class RegoError extends Error {
   constructor(
     readonly code: CompileErrorCode,
     message: string,
     public location?: Location,
-    readonly details?: unknown,
+    readonly details?: ErrorDetails,
   ) {
     super(message);
     this.name = 'RegoError';
@@ -27,13 +41,14 @@ export class RegoError extends Error {
     return this;
   }
 
-  /** OPA's one-line form: `file:row: code: message`. */
+  /** OPA's ast.Error.Error(): `file:row: code: message`, then each detail line after a tab. */
   override toString(): string {
-    return errorLine(this.code, this.message, this.location);
+    const lines = this.details ? this.details.detailLines().map((x) => '\n\t' + x).join('') : '';
+    return errorLine(this.code, this.message, this.location) + lines;
   }
 
   toJSON(): ErrorJSON {
-    return errorJSON(this.code, this.message, this.location);
+    return errorJSON(this.code, this.message, this.location, this.details);
   }
 }
 

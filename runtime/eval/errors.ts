@@ -38,6 +38,8 @@ export interface ErrorJSON {
   code: string;
   message: string;
   location?: { file: string; row: number; col: number };
+  /** OPA's ErrorDetails (compile errors only): serialised by its own fields. */
+  details?: object;
 }
 
 /** OPA's one-line form of an error: `file:row: code: message`. */
@@ -46,6 +48,6 @@ export function errorLine(code: string, message: string, l: EvalLocation | undef
   return `${prefix}${code}: ${message}`;
 }
 
-export function errorJSON(code: string, message: string, l: EvalLocation | undefined): ErrorJSON {
-  return { code, message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
+export function errorJSON(code: string, message: string, l: EvalLocation | undefined, details?: object): ErrorJSON {
+  return { code, message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}), ...(details ? { details } : {}) };
 }

@@ -173,7 +173,7 @@ async function handle(ctx: ServerContext, caches: FilterCaches, req: FastifyRequ
 
 /** A filter task's error as the API error it was on the main thread (filter-task.ts codes). */
 function filterApiError(err: WireError): ApiError {
-  if (err.code === 'filter_ast') return new ApiError(400, 'evaluation_error', MSG.evalQuery, err.errors ?? []);
+  if (err.code === 'filter_ast') return new ApiError(400, 'evaluation_error', MSG.evalQuery, err.filterErrors ?? []);
   if (err.code === 'filter_error') return new ApiError(500, 'internal_error', err.message);
   return toApiError(fromWireError(err));
 }

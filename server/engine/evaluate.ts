@@ -18,6 +18,7 @@ import { FilterCache, filterWireError, runFilterTask } from './filter-task.js';
 import { WasmDecisions, wasmSources } from './wasm-decisions.js';
 import type { WasmModuleSpec } from './wasm-modules.js';
 import type { EvalOutcome, EvalTask, InputPayload, WireError } from './protocol.js';
+import { regoErrorFromWire, regoErrorToWire } from './wire-errors.js';
 
 const CACHE_LIMIT = 1000;
 
@@ -327,8 +328,8 @@ export class PhaseError extends Error {
 export function toWireError(e: unknown): WireError {
   const phase = e instanceof PhaseError ? e.phase : 'eval';
   const err = e instanceof PhaseError ? e.inner : e;
-  if (err instanceof RegoErrors) return { kind: 'rego', phase, message: err.message, errors: err.errors.map((x) => x.toJSON()) };
-  if (err instanceof RegoError) return { kind: 'rego', phase, message: err.message, errors: [err.toJSON()] };
+  if (err instanceof RegoErrors) return { kind: 'rego', phase, message: err.message, errors: err.errors.map(regoErrorToWire) };
+  if (err instanceof RegoError) return { kind: 'rego', phase, message: err.message, errors: [regoErrorToWire(err)] };
   if (err instanceof EvalError) {
     const l = err.location;
     return { kind: 'eval', phase, code: err.code, message: err.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col } } : {}) };
@@ -344,8 +345,7 @@ export function toWireError(e: unknown): WireError {
 /** Turn a transferred error back into the typed error the API maps to HTTP. */
 export function fromWireError(w: WireError): Error {
   if (w.kind === 'rego') {
-    const errs = (w.errors ?? []).map((x) => new RegoError(x.code as RegoError['code'], x.message, x.location ? { ...x.location, offset: 0 } : undefined));
-    return new PhaseError(w.phase, new RegoErrors(errs));
+    return new PhaseError(w.phase, new RegoErrors((w.errors ?? []).map(regoErrorFromWire)));
   }
   if (w.kind === 'eval') return new PhaseError(w.phase, new EvalError(w.code as EvalError['code'], w.message, w.location));
   return new PhaseError(w.phase, new Error(w.message));

@@ -6,7 +6,7 @@
 // and dropped whenever that evaluator's policy or data change; the partial
 // evaluation, fragment checks, translation and typo hints run here, and the reply's
 // `result` comes back as compact JSON text. Filter errors cross the thread as
-// WireErrors with codes `filter_ast` (400 evaluation_error, `errors` kept) and
+// WireErrors with codes `filter_ast` (400 evaluation_error, its errors kept as `filterErrors`) and
 // `filter_error` (500 internal_error); api/compile-filters.ts maps them back.
 import { filters as f, type CompiledPolicy } from '../../compiler/index.js';
 import * as compiler from '../../compiler/index.js';
@@ -105,7 +105,7 @@ function replyResult(filters: f.TargetFilter[], multi: boolean): unknown {
 
 /** A filter failure as it crosses threads (other errors: evaluate.ts toWireError). */
 export function filterWireError(e: unknown): WireError | undefined {
-  if (e instanceof f.FilterASTErrors) return { kind: 'other', phase: 'eval', code: 'filter_ast', message: e.message, errors: e.errors.map((x) => x.toJSON() as NonNullable<WireError['errors']>[number]) };
+  if (e instanceof f.FilterASTErrors) return { kind: 'other', phase: 'eval', code: 'filter_ast', message: e.message, filterErrors: e.errors.map((x) => x.toJSON()) };
   if (e instanceof f.FilterError) return { kind: 'other', phase: 'eval', code: 'filter_error', message: e.message };
   return undefined;
 }

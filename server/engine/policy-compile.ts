@@ -8,6 +8,7 @@
 // policies, data filters, decision-log masks). compileCandidate runs on any thread;
 // the report crosses threads as plain data and becomes a PolicyCompileError again.
 import { RegoError, RegoErrors, parseModule, type CompiledPolicy, type SourceFile } from '../../compiler/index.js';
+import { regoErrorFromWire, regoErrorToWire } from './wire-errors.js';
 import { compileSteps, runSteps, runStepsYielding } from '../../compiler/index.js';
 import { PolicyCompileError } from './errors.js';
 import { packagePath, rulePaths, type RulePath } from './policies.js';
@@ -33,15 +34,6 @@ function regoErrorList(e: unknown): RegoError[] | undefined {
   if (e instanceof RegoErrors) return e.errors;
   if (e instanceof RegoError) return [e];
   return undefined;
-}
-
-function toWire(e: RegoError): WireRegoError {
-  const l = e.location;
-  return { code: e.code, message: e.message, ...(l ? { location: { file: l.file, row: l.row, col: l.col, offset: l.offset } } : {}) };
-}
-
-function fromWire(e: WireRegoError): RegoError {
-  return new RegoError(e.code as RegoError['code'], e.message, e.location ? { ...e.location } : undefined);
 }
 
 type CandidateResult = { policy?: CompiledPolicy; report: CompileReport };
@@ -84,7 +76,7 @@ function* candidateSteps(modules: SourceFile[], v0Compatible: boolean, parseFirs
       } catch (e) {
         const errors = regoErrorList(e);
         if (!errors) throw e;
-        return { report: { failed: { phase: 'parse', errors: errors.map(toWire) }, timers } };
+        return { report: { failed: { phase: 'parse', errors: errors.map(regoErrorToWire) }, timers } };
       }
       timers.timer_rego_module_parse_ns = Number(nowNs() - t);
       yield;
@@ -109,7 +101,7 @@ function* candidateSteps(modules: SourceFile[], v0Compatible: boolean, parseFirs
   } catch (e) {
     const errors = regoErrorList(e);
     if (!errors) throw e;
-    return { report: { failed: { phase: 'compile', errors: errors.map(toWire) }, packages, timers } };
+    return { report: { failed: { phase: 'compile', errors: errors.map(regoErrorToWire) }, packages, timers } };
   }
   timers.timer_rego_module_compile_ns = Number(spent);
   Object.assign(timers, stages);
@@ -131,10 +123,10 @@ export function candidateFromReport(
   policyId: number,
 ): PolicyCandidate {
   if (report.crash !== undefined) throw new Error(report.crash);
-  if (report.failed?.phase === 'parse') throw new PolicyCompileError(report.failed.errors.map(fromWire), 'put');
+  if (report.failed?.phase === 'parse') throw new PolicyCompileError(report.failed.errors.map(regoErrorFromWire), 'put');
   const packages = report.packages ?? {};
   if (parseFirst !== undefined && packages[parseFirst]) afterParse?.(packages[parseFirst]);
-  if (report.failed) throw new PolicyCompileError(report.failed.errors.map(fromWire), operation);
+  if (report.failed) throw new PolicyCompileError(report.failed.errors.map(regoErrorFromWire), operation);
   let compiled: CompiledPolicy | undefined;
   return { policy: () => (compiled ??= compileHere()), rules: report.rules ?? [], packages, timers: report.timers, policyId };
 }

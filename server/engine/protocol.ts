@@ -54,7 +54,10 @@ export interface WireError {
   phase: 'parse' | 'compile' | 'eval';
   message: string;
   code?: string;
-  errors?: { code: string; message: string; location?: { file: string; row: number; col: number }; details?: unknown }[];
+  /** kind 'rego': the Rego errors. */
+  errors?: WireRegoError[];
+  /** code 'filter_ast': the data-filter errors, already in their JSON form. */
+  filterErrors?: unknown[];
   location?: { file: string; row: number; col: number };
 }
 
@@ -147,6 +150,8 @@ export interface WireRegoError {
   code: string;
   message: string;
   location?: { file: string; row: number; col: number; offset: number };
+  /** The error's details in their JSON form (OPA's ErrorDetails) and their printed lines. */
+  details?: { json: object; lines: string[] };
 }
 
 /** What a worker's 'compile' found: errors, or what the main thread needs to commit. */

@@ -133,7 +133,8 @@ describe('failures', () => {
     await buildOnce(store, 'p', dir);
     const rec = store.statusOf('p').at(-1)!;
     expect(rec).toMatchObject({ bundle_name: 'p', phase: 'BUILD', status: 'BUILD_FAILED' });
-    expect(rec.error_message).toBe('source broken find roots: 1 error occurred: bad.rego:6: rego_parse_error: unexpected } token');
+    // Go's ast.Errors.Error(): a parser error is followed by its source line and caret.
+    expect(rec.error_message).toBe('source broken find roots: 1 error occurred: bad.rego:6: rego_parse_error: unexpected } token\n\t}\n\t^');
     await buildOnce(store, 'u', dir);
     expect(store.statusOf('u').at(-1)!.error_message).toBe('build: 1 error occurred: /unsafe/bad.rego:5: rego_unsafe_var_error: var y is unsafe');
   });

@@ -64,6 +64,17 @@ describe('Policy API', () => {
     const parse = await putPolicy(server, 'app.rego', 'package app\nfour := (\n');
     expect(parse.status).toBe(400);
     expect(parse.json()).toMatchObject({ code: 'invalid_parameter', message: 'error(s) occurred while compiling module(s)', errors: [{ code: 'rego_parse_error', location: { file: 'app.rego', row: expect.any(Number) } }] });
+    // OPA's ParserErrorDetail: the source line and the offending byte's index in it.
+    expect((parse.json() as { errors: { details?: unknown }[] }).errors[0]!.details).toEqual({ line: 'four := (', idx: 8 });
+    const typed = await putPolicy(server, 'app.rego', 'package app\nbad := upper(1)\n');
+    expect((typed.json() as { errors: unknown[] }).errors).toEqual([
+      {
+        code: 'rego_type_error',
+        message: 'upper: invalid argument(s)',
+        location: { file: 'app.rego', row: 2, col: 8 },
+        details: { have: [{ type: 'number' }, null], want: { args: [{ type: 'string', name: 'x' }] } },
+      },
+    ]);
     const unsafe = await putPolicy(server, 'app.rego', 'package app\nfour if y > 1\n');
     expect(unsafe.json()).toMatchObject({ code: 'invalid_parameter', errors: [{ code: 'rego_unsafe_var_error', location: { file: 'app.rego', row: 2 } }] });
     expect((await call(server, 'GET', '/v1/data/app/four')).json()).toEqual({ result: 4 });

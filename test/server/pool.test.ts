@@ -40,6 +40,22 @@ describe('worker pool', () => {
     expect(new Set(reads.map((r) => r.text))).toEqual(new Set(['{"result":1}\n']));
   });
 
+  it("keeps OPA's error details when the workers compiled the candidate", async () => {
+    const parse = await putPolicy(server, 'v.rego', 'package v\nx := (\n');
+    expect((parse.json() as { errors: unknown[] }).errors[0]).toMatchObject({ code: 'rego_parse_error', details: { line: 'x := (', idx: 5 } });
+    const typed = await putPolicy(server, 'v.rego', 'package v\nx := upper(1)\n');
+    expect((typed.json() as { errors: unknown[] }).errors[0]).toEqual({
+      code: 'rego_type_error',
+      message: 'upper: invalid argument(s)',
+      location: { file: 'v.rego', row: 2, col: 6 },
+      details: { have: [{ type: 'number' }, null], want: { args: [{ type: 'string', name: 'x' }] } },
+    });
+    // An ad-hoc query's parse error, from the worker that parsed it.
+    const query = await call(server, 'POST', '/v1/query', { query: 'x := [1,' });
+    expect(query.status).toBe(400);
+    expect((query.json() as { errors: unknown[] }).errors[0]).toMatchObject({ code: 'rego_parse_error', details: { line: 'x := [1,', idx: 7 } });
+  });
+
   it('never shows a torn state under concurrent writes and reads', async () => {
     await call(server, 'PUT', '/v1/data/pair', { a: 0, b: 0 });
     const writers = (async () => {

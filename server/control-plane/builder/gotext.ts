@@ -12,7 +12,7 @@
 //                details (source line and caret, have/want) follow as "\n\t" lines.
 //   regoErrorDetails  the same errors as {file,row,col,code,message} records,
 //                stored beside the status record (Regent extension).
-import { RegoErrors } from '../../../compiler/index.js';
+import { RegoErrors, hasDetailLines } from '../../../compiler/index.js';
 import type { StatusError } from '../contract.js';
 
 const HTML = /[<>&\u2028\u2029]/g;
@@ -164,6 +164,7 @@ export function regoErrorDetails(e: RegoErrors, file?: (f: string) => string): S
 }
 
 function detailLines(d: unknown): string[] | undefined {
+  if (hasDetailLines(d)) return d.detailLines();
   if (Array.isArray(d) && d.every((x) => typeof x === 'string')) return d as string[];
   if (d && typeof d === 'object' && Array.isArray((d as { lines?: unknown }).lines)) return (d as { lines: string[] }).lines;
   return undefined;

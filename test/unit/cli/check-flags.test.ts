@@ -69,8 +69,9 @@ describe('check -b/--bundle', () => {
       code: 1,
       out: '',
       err:
-        `2 errors occurred:\n${at('ignore/ignore.rego')}:1: rego_parse_error: package expected\n\tinvalid rego\n\t^\n` +
-        `${at('ignore/sub/bad.rego')}:1: rego_parse_error: package expected\n\tnope\n\t^\n`,
+        // OPA's parseModule errors carry no source line (only the parser's own do).
+        `2 errors occurred:\n${at('ignore/ignore.rego')}:1: rego_parse_error: package expected\n` +
+        `${at('ignore/sub/bad.rego')}:1: rego_parse_error: package expected\n`,
     });
   });
 
@@ -113,13 +114,14 @@ describe('check --rego-v1', () => {
       code: 1,
       out: '',
       err:
-        `2 errors occurred:\n${file}:3: rego_parse_error: \`if\` keyword is required before rule body\n\tp contains x {\n\t^\n` +
-        `${file}:7: rego_parse_error: \`contains\` keyword is required for partial set rules\n\tq.r\n\t^\n`,
+        // CheckRegoV1's errors carry no source line (as OPA issue 6370 shows them).
+        `2 errors occurred:\n${file}:3: rego_parse_error: \`if\` keyword is required before rule body\n` +
+        `${file}:7: rego_parse_error: \`contains\` keyword is required for partial set rules\n`,
     });
     expect(await check('--rego-v1', at('partialset'))).toEqual({
       code: 1,
       out: '',
-      err: `1 error occurred: ${at('partialset/test.rego')}:2: rego_parse_error: \`contains\` keyword is required for partial set rules\n\tp.x\n\t^\n`,
+      err: `1 error occurred: ${at('partialset/test.rego')}:2: rego_parse_error: \`contains\` keyword is required for partial set rules\n`,
     });
   });
 
@@ -127,7 +129,7 @@ describe('check --rego-v1', () => {
     expect(await check('--rego-v1', at('v1only'))).toEqual({
       code: 1,
       out: '',
-      err: `1 error occurred: ${at('v1only/p.rego')}:2: rego_parse_error: var cannot be used for rule name\n\tp contains x if {\n\t^\n`,
+      err: `1 error occurred: ${at('v1only/p.rego')}:2: rego_parse_error: var cannot be used for rule name\n`,
     });
   });
 

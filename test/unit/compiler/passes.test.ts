@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../../compiler/parser/index.js';
 import { PASSES, runPasses } from '../../../compiler/passes/index.js';
 import type { CompileState } from '../../../compiler/passes/pass.js';
-import { RegoErrors } from '../../../compiler/source/diagnostics.js';
+import { RegoError, RegoErrors } from '../../../compiler/source/diagnostics.js';
 import { listIR } from '../../../compiler/ir/listing.js';
 import { compile, prepareInterpreted } from '../../../compiler/index.js';
 import { fromJS, toJS } from '../../../runtime/value/index.js';
@@ -26,7 +26,9 @@ function compileErrors(...texts: string[]): { code: string; message: string; row
     return [];
   } catch (e) {
     if (!(e instanceof RegoErrors)) throw e;
-    return e.errors.map((x) => ({ code: x.code, message: x.message, row: x.location?.row }));
+    // The message with its detail lines, as OPA prints an error after its code.
+    const text = (x: RegoError) => [x.message, ...(x.details?.detailLines() ?? [])].join('\n\t');
+    return e.errors.map((x) => ({ code: x.code, message: text(x), row: x.location?.row }));
   }
 }
 
@@ -127,6 +129,23 @@ describe('check-types', () => {
     expect(el.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (x: string, y: string)');
     const obj = compileErrors('package a\np if { x := {"a": 1}; upper(x.a) }')[0]!;
     expect(obj.message).toBe('upper: invalid argument(s)\n\thave: (number)\n\twant: (x: string, y: string)');
+  });
+
+  it("carries have/want as OPA's ArgErrDetail (JSON details)", () => {
+    try {
+      runPasses(stateOf('package a\np := upper(1)'));
+      expect.unreachable();
+    } catch (e) {
+      const err = (e as RegoErrors).errors[0]!;
+      expect(err.message).toBe('upper: invalid argument(s)');
+      expect(JSON.parse(JSON.stringify(err))).toEqual({
+        code: 'rego_type_error',
+        message: 'upper: invalid argument(s)',
+        location: { file: expect.any(String), row: 2, col: 6 },
+        details: { have: [{ type: 'number' }, null], want: { args: [{ type: 'string', name: 'x' }] } },
+      });
+      expect(String(err)).toMatch(/rego_type_error: upper: invalid argument\(s\)\n\thave: \(number, \?\?\?\)\n\twant: \(x: string, y: string\)$/);
+    }
   });
 
   it('types complete rules with constant values (OPA server test: string + base data)', () => {
