@@ -187,7 +187,7 @@ class ModuleWriter extends ExprWriter {
     const isTrue = generated || (h.value!.kind === 'boolean' && h.value!.value);
     const hasKey = !isElse && h.ref.length === 2;
     if (!(hasKey || !isTrue || expanded || r.default)) return false;
-    // OPA leaves `f(x)` bare here, which Rego v1 rejects ("function must have value assigned")
+    // OPA leaves `f(x)` bare here (a function returning true in either version)
     // (in v0, OPA prints `= true` for a longer ref head: its value has its own location)
     const v1RefConst = (this.o.regoV1 || h.ref.length > 2) && expanded && !hasKey;
     return !(generated && !isElse && !v1RefConst);

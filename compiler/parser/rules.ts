@@ -228,8 +228,11 @@ export function checkRegoV1(p: Parser, rule: Rule): void {
     const syn = p.syntax.get(r);
     if (!syn || r.default) continue;
     const kind = r.head.args ? 'function' : 'rule';
-    if (!syn.hasBody && !syn.hasValue && r.head.value === undefined) {
-      p.report(`${kind} must have value assigned`, r.loc.offset);
+    // OPA's RequireRuleBodyOrValue: a bare ref head of three or more parts (`a.b.c`,
+    // which OPA reads as a statement and gives a generated value). A bare `f(x)` is a
+    // function returning true (ParseRuleFromCallExpr), not an error.
+    if (!syn.hasBody && !syn.hasValue && r.head.value === undefined && !r.head.args) {
+      p.report(`${kind} must have value assignment and/or body declaration`, r.loc.offset);
     }
     if (syn.hasBody && !syn.hasIf) p.report(`\`if\` keyword is required before ${kind} body`, r.loc.offset);
     if (r.head.contains && !syn.hasContains) {

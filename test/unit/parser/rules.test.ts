@@ -136,8 +136,12 @@ describe('rego v1 checks', () => {
     ]);
   });
 
-  it('requires values for body-less functions', () => {
-    expect(errorsOf(() => mod('package p\nf(x)'))[0]!.message).toBe('function must have value assigned');
+  it('requires a value or a body for a bare ref head; a bare call is a function returning true', () => {
+    // OPA's CheckRegoV1 (RequireRuleBodyOrValue): only a generated body and a generated value.
+    expect(errorsOf(() => mod('package p\na.b.c'))[0]!.message).toBe('rule must have value assignment and/or body declaration');
+    const f = mod('package p\nf(x)');
+    expect(f.rules).toHaveLength(1);
+    expect(f.rules[0]!.head.args).toHaveLength(1);
   });
 
   it('applies v1 checks to v0 modules importing rego.v1', () => {
