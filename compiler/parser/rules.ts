@@ -6,18 +6,69 @@ import { formatTerm } from '../ast/print.js';
 import { T } from '../lexer/token-kinds.js';
 import { parseBody, parseLiteral, parseTermInfixCall } from './expressions.js';
 import type { Parser, RuleSyntax } from './parser.js';
+import type { ParseFailure } from '../lexer/lexer.js';
+import { getBuiltin } from '../../runtime/builtins/registry.js';
 import { parseRef, parseVar } from './terms.js';
 
-/** Statement = Rule | a non-rule literal (reported with OPA's rule-conversion errors). */
+/**
+ * Statement = Rule | a non-rule literal (reported with OPA's rule-conversion errors).
+ * OPA's parser reads a rule without a body as a statement, then makes it a rule
+ * (parser_ext.go ParseRuleFromExpr); where that fails it reports why: `x == 1`,
+ * `count(x)` (a builtin's name), `x = 1 with input as 2`, `x = 1; y = 2`. Such a
+ * statement is parsed here again as one, for the same error.
+ */
 export function parseStatement(p: Parser): Rule[] {
-  if (p.tok() === T.Ident || p.tok() === T.Default || p.keywordAsRef()) return parseRules(p);
   const start = p.lx.start;
-  const e = parseLiteral(p);
-  let what = 'expression';
-  if (e.negated) throw p.moduleErrorAt('negated expressions cannot be used for rule head', start);
-  if (e.body.type === 'some' || e.body.type === 'somein') throw p.moduleErrorAt("'some' declarations cannot be used for rule head", start);
-  if (e.body.type === 'term' && e.body.term.kind !== 'call') what = e.body.term.kind;
-  throw p.moduleErrorAt(`${what} cannot be used for rule name`, start);
+  if (p.tok() === T.Default && !p.keywordAsRef()) return parseRules(p);
+  if (p.tok() !== T.Ident && !p.keywordAsRef()) throw statementError(p, start) ?? p.moduleErrorAt('expression cannot be used for rule name', start);
+  const s = p.save();
+  let rules: Rule[];
+  try {
+    rules = parseRules(p);
+  } catch (e) {
+    if (!(e instanceof NotARuleHead)) throw e;
+    p.restore(s);
+    throw statementError(p, start) ?? e.failure;
+  }
+  const r = rules[0]!;
+  const bodyless = rules.length === 1 && !r.else && !p.syntax.get(r)?.hasBody && !r.head.contains;
+  const builtinCall = r.head.args !== undefined && r.head.value === undefined && getBuiltin(headName(r.head.ref)) !== undefined;
+  if (bodyless && (p.tok() === T.With || p.tok() === T.Semicolon || builtinCall)) {
+    p.restore(s);
+    const err = statementError(p, start);
+    if (err) throw err;
+  }
+  return rules;
+}
+
+/** parseHead met an operator after the name: the statement is an expression, not a rule. */
+export class NotARuleHead {
+  constructor(readonly failure: ParseFailure) {}
+}
+
+/**
+ * OPA's ParseRuleFromBody error for the statement at `start` (parsed here as
+ * literals separated by `;`), or undefined when OPA would make it a rule.
+ */
+function statementError(p: Parser, start: number): ParseFailure | undefined {
+  const exprs = [parseLiteral(p)];
+  while (p.tok() === T.Semicolon) {
+    p.next();
+    exprs.push(parseLiteral(p));
+  }
+  const e = exprs[0]!;
+  const fail = (m: string) => p.moduleErrorAt(m, start);
+  if (exprs.length > 1) return fail('multiple expressions cannot be used for rule head');
+  if (e.with.length > 0) return fail('expressions using with keyword cannot be used for rule head');
+  if (e.negated) return fail('negated expressions cannot be used for rule head');
+  if (e.body.type === 'some' || e.body.type === 'somein') return fail("'some' declarations cannot be used for rule head");
+  if (e.body.type !== 'term') return fail('expression cannot be used for rule head');
+  const t = e.body.term;
+  if (t.kind === 'ref') return undefined;
+  if (t.kind !== 'call') return fail(`${t.kind} cannot be used for rule name`);
+  const name = t.op.kind === 'var' ? t.op.name : headName([t.op.head, ...t.op.path]);
+  if (name === 'eq' || name === 'assign') return undefined;
+  return getBuiltin(name) ? fail('rule name conflicts with built-in function') : undefined;
 }
 
 function headName(ref: Term[]): string {
@@ -61,7 +112,8 @@ export function parseRules(p: Parser): Rule[] {
     // A rule without a body: a value, `contains`, a ref head, or `f(x)` (OPA makes
     // that a function returning true). A bare name is not a rule.
     if (usesContains || head.value !== undefined || head.contains || head.args || head.ref.length > 2) return [rule];
-    throw p.moduleErrorAt('var cannot be used for rule name', start);
+    // OPA reads a bare name as a statement (`x`, `x; y`): parseStatement reports it.
+    throw new NotARuleHead(p.moduleErrorAt('var cannot be used for rule name', start));
   }
 
   if (p.tok() === T.Else && !p.keywordAsRef()) {
@@ -124,7 +176,10 @@ export function parseHead(p: Parser, isDefault: boolean): { head: RuleHead; uses
   const t = p.tok();
   if (t === T.Add || t === T.Sub || t === T.Mul || t === T.Quo || t === T.Rem || t === T.And || t === T.Or ||
     t === T.Equal || t === T.Neq || t === T.Gt || t === T.Gte || t === T.Lt || t === T.Lte) {
-    throw p.illegal();
+    // OPA's parseRules gives up here without an error, and the statement is read as an
+    // expression (parseStatement); a default rule has no such fallback.
+    if (isDefault) throw p.illegal();
+    throw new NotARuleHead(p.illegal());
   }
   if (t === T.Dot || t === T.LBrack || t === T.LParen) {
     // whitespace between the name and the first suffix is tolerated in heads

@@ -3,6 +3,7 @@
 import { describe, it, expect } from 'vitest';
 import type { Rule, Term } from '../../../compiler/ast/nodes.js';
 import { errorsOf, mod, strip, sx } from './helpers.js';
+import type { RegoErrors } from '../../../compiler/source/diagnostics.js';
 
 const rule = (src: string, v0 = false): Rule => mod(`package p\n${src}`, v0).rules[0]!;
 const head = (r: Rule) => ({
@@ -110,8 +111,21 @@ describe('rule heads', () => {
     expect(head(rule('a.if := 1'))).toEqual({ ref: ['a', '"if"'], value: '1', assign: true, contains: false });
   });
 
-  it('rejects operators in rule heads', () => {
-    expect(errorsOf(() => rule('p + 1'))[0]!.message).toBe('unexpected plus token');
+  it('reads a name followed by an operator as a statement, as OPA (parser_ext.go ParseRuleFromExpr)', () => {
+    expect(errorsOf(() => rule('p + 1'))[0]!.message).toBe('rule name conflicts with built-in function');
+    expect(errorsOf(() => rule('x == 1'))[0]!.message).toBe('rule name conflicts with built-in function');
+    expect(errorsOf(() => rule('count(x)'))[0]!.message).toBe('rule name conflicts with built-in function');
+    expect(errorsOf(() => rule('x = 1 with input as 2'))[0]!.message).toBe('expressions using with keyword cannot be used for rule head');
+    expect(errorsOf(() => rule('x = 1; y = 2'))[0]!.message).toBe('multiple expressions cannot be used for rule head');
+    expect(errorsOf(() => rule('x; y'))[0]!.message).toBe('multiple expressions cannot be used for rule head');
+    // These come from module assembly, so they carry no source line and caret.
+    try {
+      rule('x == 1');
+    } catch (e) {
+      expect((e as RegoErrors).errors[0]!.details).toBeUndefined();
+    }
+    // A default rule has no statement fallback.
+    expect(errorsOf(() => rule('default p + 1'))[0]!.message).toBe('unexpected plus token');
   });
 
   it('rejects else on multi-value rules and lone vars', () => {
