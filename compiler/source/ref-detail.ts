@@ -11,13 +11,19 @@
 import type { RefTerm, Term } from '../ast/nodes.js';
 import { formatTerm } from '../ast/print.js';
 
-/** OPA's RefErrInvalidDetail: the ref, the position of the bad part, what fits there. */
+/**
+ * OPA's RefErrInvalidDetail: the ref, the position of the bad part, what fits there.
+ * `want` is a type's name (`number`), or null for an object's keys (their type is
+ * `string`, and `oneOf` lists them).
+ */
 export class RefErrInvalidDetail {
-  // Own enumerable fields in OPA's JSON order: ref, pos, want, oneOf.
+  // Own enumerable fields in OPA's JSON order: ref, pos, want (a type), oneOf (null
+  // when there are no keys, as Go writes a nil slice).
   readonly ref: unknown[];
   readonly pos: number;
-  readonly want: string | null;
-  readonly oneOf?: unknown[];
+  readonly want: { type: string };
+  readonly oneOf: unknown[] | null;
+  private readonly wantText: string | null;
   constructor(
     private readonly term: RefTerm,
     pos: number,
@@ -28,8 +34,10 @@ export class RefErrInvalidDetail {
     Object.defineProperty(this, 'keys', { enumerable: false });
     this.ref = [term.head, ...term.path].map(termJSON);
     this.pos = pos;
-    this.want = want;
-    if (keys.length > 0) this.oneOf = keys.map((k) => ({ type: 'string', value: k }));
+    this.want = { type: want ?? 'string' };
+    this.oneOf = keys.length > 0 ? keys.map((k) => ({ type: 'string', value: k })) : null;
+    this.wantText = want;
+    Object.defineProperty(this, 'wantText', { enumerable: false });
   }
 
   /** The lines ast.Error.Error() prints after the message. */
@@ -40,7 +48,7 @@ export class RefErrInvalidDetail {
     const have = this.term.path[this.pos - 1]!;
     const lines = [ref, pad + '^', `${pad}have: ${formatTerm(have)}`];
     if (this.keys.length > 0) lines.push(`${pad}want (one of): [${this.keys.map((k) => formatTerm({ kind: 'string', value: k, loc: this.term.loc })).join(' ')}]`);
-    else lines.push(`${pad}want (type): ${this.want}`);
+    else lines.push(`${pad}want (type): ${this.wantText}`);
     return lines;
   }
 }

@@ -56,6 +56,8 @@ describe('eval/check -s/--schema', () => {
     expect(Object.keys(err.details)).toEqual(['ref', 'pos', 'want', 'oneOf']);
     expect(err.details.pos).toBe(3);
     expect(err.details.oneOf).toEqual([{ type: 'string', value: 'kind' }, { type: 'string', value: 'version' }]);
+    // OPA's Want is a type: an object's keys are strings.
+    expect(err.details.want).toEqual({ type: 'string' });
   });
   it('accepts declared keys, array items, open objects; checks the query too', async () => {
     const c = capture();
