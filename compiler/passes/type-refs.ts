@@ -6,17 +6,21 @@
 //   q if p.b == 1      # undefined ref: data.t.p.b … have: "b" … want (one of): ["a"]
 //   r := [1, 2]
 //   s := r.x           # undefined ref: data.t.r.x … have: "x" … want (type): number
-// Only these cases are reported (keys of other types, empty objects, unions holding
+//   n := 1
+//   m := n.x           # undefined ref: data.t.n.x … ^^^^^^^^ … have: number
+// Only these cases and keys into a scalar are reported (empty objects, unions holding
 // other than objects are left alone), so the checker never refuses what OPA accepts.
 import type { RefTerm } from '../ast/nodes.js';
 import type { Expr } from '../ir/ir.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
 import { formatTerm } from '../ast/print.js';
 import { RegoError } from '../source/diagnostics.js';
-import { RefErrInvalidDetail } from '../source/ref-detail.js';
+import { RefErrInvalidDetail, RefErrUnsupportedDetail } from '../source/ref-detail.js';
 
 /** What a missing key's error says fits there: the object's keys, or a type. */
-export type MissingKey = { oneOf: string[] } | { wantType: string };
+export type MissingKey = { oneOf: string[] } | { wantType: string } | { scalar: string };
+
+const SCALARS = new Set(['null', 'boolean', 'number', 'string']);
 
 /**
  * What fits where constant key `k` of a value of type `t` is missing, or undefined
@@ -24,10 +28,11 @@ export type MissingKey = { oneOf: string[] } | { wantType: string };
  * key it does not list (a union of such, as `default o := {}` with `o := {"m": 1}`,
  * one none of them lists; unions with other types are not checked). An array type
  * without a dynamic part misses a string key and a number that is not one of its
- * indexes (OPA's types.Select).
+ * indexes (OPA's types.Select). A scalar has no keys at all.
  */
 export function missingKey(t: TypeSpec, k: Expr): MissingKey | undefined {
   if (k.k !== 'const') return undefined;
+  if (SCALARS.has(t.type)) return { scalar: t.type };
   if (t.type === 'array' && !t.dynamic) {
     const n = t.static?.length ?? 0;
     if (typeof k.value === 'string') return { wantType: 'number' };
@@ -50,6 +55,11 @@ export function missingKey(t: TypeSpec, k: Expr): MissingKey | undefined {
 export function undefinedRefError(ref: RefTerm, pos: number, miss: MissingKey): RegoError | undefined {
   const kind = pos < 1 ? undefined : ref.path[pos - 1]?.kind;
   if (kind !== 'string' && kind !== 'number') return undefined;
-  const detail = 'oneOf' in miss ? new RefErrInvalidDetail(ref, pos, null, miss.oneOf) : new RefErrInvalidDetail(ref, pos, miss.wantType, []);
+  const detail =
+    'scalar' in miss
+      ? new RefErrUnsupportedDetail(ref, pos - 1, miss.scalar)
+      : 'oneOf' in miss
+        ? new RefErrInvalidDetail(ref, pos, null, miss.oneOf)
+        : new RefErrInvalidDetail(ref, pos, miss.wantType, []);
   return new RegoError('rego_type_error', `undefined ref: ${formatTerm(ref)}`, ref.head.loc, detail);
 }

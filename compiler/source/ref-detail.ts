@@ -53,6 +53,32 @@ export class RefErrInvalidDetail {
   }
 }
 
+/**
+ * OPA's RefErrUnsupportedDetail: a ref that goes on past a scalar (`p := 1`, `p.x`).
+ * `pos` is the position of the scalar's last term; printed as the ref, carets under
+ * the scalar's part, and `have: number`.
+ */
+export class RefErrUnsupportedDetail {
+  readonly ref: unknown[];
+  readonly pos: number;
+  readonly have: { type: string };
+  constructor(
+    private readonly term: RefTerm,
+    pos: number,
+    have: string,
+  ) {
+    Object.defineProperty(this, 'term', { enumerable: false });
+    this.ref = [term.head, ...term.path].map(termJSON);
+    this.pos = pos;
+    this.have = { type: have };
+  }
+
+  detailLines(): string[] {
+    const prefix = formatTerm({ ...this.term, path: this.term.path.slice(0, this.pos) } as RefTerm);
+    return [formatTerm(this.term), '^'.repeat(prefix.length), `have: ${this.have.type}`];
+  }
+}
+
 function termJSON(t: Term): unknown {
   switch (t.kind) {
     case 'var':
