@@ -8,8 +8,8 @@
 //   s := r.x           # undefined ref: data.t.r.x … have: "x" … want (type): number
 //   n := 1
 //   m := n.x           # undefined ref: data.t.n.x … ^^^^^^^^ … have: number
-// Only these cases and keys into a scalar are reported (empty objects, unions holding
-// other than objects are left alone), so the checker never refuses what OPA accepts.
+// Only these cases and keys into a scalar or an empty object are reported (unions
+// holding other than objects are left alone), so the checker never refuses what OPA accepts.
 import type { RefTerm } from '../ast/nodes.js';
 import type { Expr } from '../ir/ir.js';
 import type { TypeSpec } from '../../runtime/builtins/types.js';
@@ -33,6 +33,8 @@ const SCALARS = new Set(['null', 'boolean', 'number', 'string']);
 export function missingKey(t: TypeSpec, k: Expr): MissingKey | undefined {
   if (k.k !== 'const') return undefined;
   if (SCALARS.has(t.type)) return { scalar: t.type };
+  // An empty object type has no key type at all (OPA's types.Keys is nil), as a scalar.
+  if (t.type === 'object' && !t.dynamic && !t.static?.length) return { scalar: 'object' };
   if (t.type === 'array' && !t.dynamic) {
     const n = t.static?.length ?? 0;
     if (typeof k.value === 'string') return { wantType: 'number' };
