@@ -8,11 +8,12 @@
 //   	                   ^
 //   	                   have: "kinds"
 //   	                   want (one of): ["kind" "version"]
-// and a key into a scalar (`input.user.name.first` where name is a string) is
-// `have: "first"` / `want (type): string`-style (OPA's RefErrInvalidDetail lines).
+// and a key into a scalar (`input.user.name.first` where name is a string) has carets
+// under `input.user.name` and `have: string` (OPA's RefErrUnsupportedDetail lines).
 // Unifying (`=`) a ref of a scalar schema type with a literal of another scalar type
 // is OPA's `rego_type_error: match error` with `left  : string` / `right : number`.
-// The JSON form carries `details: {ref, pos, want, oneOf}` (terms as OPA JSON).
+// The JSON form carries `details: {ref, pos, want, oneOf}` (terms as OPA JSON), or
+// `{ref, pos, have}` for a key into a scalar.
 // Schemas: a file is the input schema; `$ref` to `#/definitions/…` or `#/$defs/…`
 // is followed; `anyOf`/`oneOf`/`allOf` merge their properties. A directory gives no
 // global input schema: its files are named by `# METADATA` `schemas:` annotations
@@ -22,7 +23,7 @@ import type { Body, Module, Node, RefTerm, Term } from '../compiler/ast/nodes.js
 import { formatTerm } from '../compiler/ast/print.js';
 import { walkTerms } from '../compiler/ast/walk.js';
 import { RegoError } from '../compiler/source/diagnostics.js';
-import { RefErrInvalidDetail, UnificationErrDetail } from '../compiler/source/ref-detail.js';
+import { RefErrInvalidDetail, RefErrUnsupportedDetail, UnificationErrDetail } from '../compiler/source/ref-detail.js';
 import { quote } from './output.js';
 
 export type Schema = Record<string, unknown>;
@@ -110,7 +111,8 @@ export function checkRef(root: Schema, t: RefTerm, from = 0): RegoError | undefi
   for (let i = from; i < t.path.length && s; i++) {
     const key = t.path[i]!;
     const type = typeof s.type === 'string' ? s.type : undefined;
-    if (type && SCALARS[type]) return new RegoError('rego_type_error', `undefined ref: ${formatTerm(t)}`, t.loc, new RefErrInvalidDetail(t, i + 1, SCALARS[type]!, []));
+    // A key into a scalar: OPA's checkRefLeaf finds no key type (RefErrUnsupportedDetail).
+    if (type && SCALARS[type]) return new RegoError('rego_type_error', `undefined ref: ${formatTerm(t)}`, t.loc, new RefErrUnsupportedDetail(t, i, SCALARS[type]!));
     if (type === 'array' || (!type && s.items)) {
       const items = Array.isArray(s.items) ? undefined : (s.items as Schema | undefined);
       s = resolve(root, items);
