@@ -5,8 +5,9 @@
 //   	                   ^
 //   	                   have: "kinds"
 //   	                   want (one of): ["kind" "version"]
-// Used by the type checker (refs into values of known object types) and the input
-// schema checks of `eval`/`check -s` (cli/eval-schema.ts); also OPA's
+// Used by the type checker (refs into values of known types) and the input schema
+// checks of `eval`/`check -s` (cli/eval-schema.ts); also OPA's RefErrUnsupportedDetail
+// (a key into a scalar: carets under the scalar's part, `have: number`) and
 // UnificationErrDetail (`match error`).
 import type { RefTerm, Term } from '../ast/nodes.js';
 import { formatTerm } from '../ast/print.js';
