@@ -25,7 +25,6 @@ import type { Module } from '../compiler/ast/nodes.js';
 import { parseModule } from '../compiler/parser/index.js';
 import { Parser } from '../compiler/parser/parser.js';
 import { checkRegoV1 } from '../compiler/parser/rules.js';
-import { withDetails } from '../compiler/parser/error-detail.js';
 import { RegoError, RegoErrors } from '../compiler/source/diagnostics.js';
 import { compileModules, type CompiledPolicy } from '../compiler/policy.js';
 import { deprecatedBuiltinErrors } from '../compiler/strict/index.js';
@@ -77,10 +76,8 @@ export function parseV0CompatV1(text: string, file: string): Module {
     // The v1 checks need the parser's per-rule syntax facts, so run a parser of our own.
     const p = new Parser(text, file, { v0Compatible: true });
     for (const r of p.parseModule().rules) checkRegoV1(p, r);
-    if (p.errors.length > 0) {
-      const sorted = [...p.errors].sort((a, b) => (a.location?.offset ?? 0) - (b.location?.offset ?? 0));
-      throw new RegoErrors(withDetails(sorted, text));
-    }
+    // These are CheckRegoV1's errors, which carry no source line (as OPA's).
+    if (p.errors.length > 0) throw new RegoErrors([...p.errors].sort((a, b) => (a.location?.offset ?? 0) - (b.location?.offset ?? 0)));
   }
   // A v1-compatible module: the compiler's root-shadowing and duplicate-import stages apply.
   mod.regoVersion = 1;

@@ -18,7 +18,7 @@ export class ParseFailure {
     readonly message: string,
     readonly location: Location,
     readonly fatal = false,
-    /** False for OPA's module-level errors, which carry no source line (parser/error-detail.ts). */
+    /** False for OPA's module-level errors, which carry no source line (parser/index.ts). */
     readonly withDetail = true,
   ) {}
 }

@@ -7,8 +7,7 @@
 // caret under the offending byte). The JSON form is `"details": {"line": …, "idx": …}`.
 // As newParserErrorDetail: the offset steps back over whitespace first, so an error
 // at a newline or end of file points at the last character before it.
-import { RegoError, parseError } from '../source/diagnostics.js';
-import type { Location } from '../source/location.js';
+import { RegoError } from '../source/diagnostics.js';
 
 /** The detail of one parse error: its JSON form is `{line, idx}`. */
 export class ParserErrorDetail {
@@ -52,24 +51,10 @@ export function detailLines(d: { line: string; idx: number }): string[] {
   return [line, ' '.repeat(indent) + '^'];
 }
 
-
-/** Parse errors OPA raises after parsing statements: they never get a detail. */
-const moduleErrors = new WeakSet<RegoError>();
-
-/**
- * A parse error from OPA's module assembly (parser_ext.go parseModule, CheckRegoV1,
- * annotation attachment), which prints no source line: `var cannot be used for rule name`.
- */
-export function moduleError(message: string, location: Location): RegoError {
-  const e = parseError(message, location);
-  moduleErrors.add(e);
-  return e;
-}
-
 /** The parse errors of `text`, each with its detail (errors that have one keep it). */
 export function withDetails(errors: RegoError[], text: string): RegoError[] {
   return errors.map((e) => {
-    if (e.code !== 'rego_parse_error' || e.details !== undefined || moduleErrors.has(e) || !e.location || typeof text !== 'string') return e;
+    if (e.code !== 'rego_parse_error' || e.details !== undefined || !e.location || typeof text !== 'string') return e;
     const copy = new RegoError(e.code, e.message, e.location, parserErrorDetail(text, e.location.offset));
     copy.stack = e.stack;
     return copy;

@@ -6,45 +6,44 @@ import { parseError, RegoError, RegoErrors } from '../source/diagnostics.js';
 import { MAX_INPUT_BYTES } from '../source/limits.js';
 import { ParseFailure, Parser, type ParserOptions } from './parser.js';
 import { depthError } from './depth.js';
-import { moduleError, withDetails } from './error-detail.js';
+import { withDetails } from './error-detail.js';
 
 export interface ParseOptions extends ParserOptions {
   v0Compatible?: boolean;
 }
 
+/**
+ * Run `fn` on a parser of `text`. Every parse error carries its source line and caret
+ * (OPA's ParserErrorDetail), except the errors OPA raises while assembling the module
+ * from statements (`Parser.moduleErrorAt`, and everything `Parser.report` records).
+ */
 function run<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) => R): R {
-  try {
-    return runParser(text, file, opts, fn);
-  } catch (e) {
-    // Every parse error carries its source line and caret (OPA's ParserErrorDetail).
-    if (e instanceof RegoErrors) throw new RegoErrors(withDetails(e.errors, text));
-    throw e;
-  }
-}
-
-function runParser<R>(text: string, file: string, opts: ParseOptions, fn: (p: Parser) => R): R {
   if (typeof text !== 'string') throw new RegoErrors([parseError('input is not a string', { file, row: 1, col: 1, offset: 0 })]);
+  const detailed = (errors: RegoError[]) => new RegoErrors(withDetails(errors, text));
   if (text.length > MAX_INPUT_BYTES) {
-    throw new RegoErrors([parseError(`input too large (${text.length} bytes, limit ${MAX_INPUT_BYTES})`, { file, row: 1, col: 1, offset: 0 })]);
+    throw detailed([parseError(`input too large (${text.length} bytes, limit ${MAX_INPUT_BYTES})`, { file, row: 1, col: 1, offset: 0 })]);
   }
   const p = new Parser(text, file, opts);
   let result: R;
   try {
     result = fn(p);
   } catch (e) {
-    if (e instanceof ParseFailure) throw new RegoErrors([(e.withDetail ? parseError : moduleError)(e.message, e.location)]);
-    if (e instanceof RegoError) throw new RegoErrors([e]);
-    if (e instanceof RegoErrors) throw e;
+    if (e instanceof ParseFailure) {
+      const err = parseError(e.message, e.location);
+      throw e.withDetail ? detailed([err]) : new RegoErrors([err]);
+    }
+    if (e instanceof RegoError) throw detailed([e]);
+    if (e instanceof RegoErrors) throw detailed(e.errors);
     const loc = p.loc(Math.min(p.lx.start, text.length));
     const msg = e instanceof RangeError ? 'max nesting depth exceeded' : `internal parser error: ${String((e as Error)?.message ?? e)}`;
-    throw new RegoErrors([parseError(msg, loc)]);
+    throw detailed([parseError(msg, loc)]);
   }
   if (p.errors.length) {
     const errs = [...p.errors].sort((a, b) => (a.location?.offset ?? 0) - (b.location?.offset ?? 0));
     throw new RegoErrors(errs);
   }
   const deep = depthError(result as Module | Body | Term);
-  if (deep) throw new RegoErrors([deep]);
+  if (deep) throw detailed([deep]);
   return result;
 }
 

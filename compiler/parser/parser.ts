@@ -6,8 +6,7 @@ import type { Body, Comment, Location, Module, Rule, Term, VarTerm } from '../as
 import { Lexer, ParseFailure, type LexerState } from '../lexer/lexer.js';
 import { C } from '../lexer/chars.js';
 import { isKeywordKind, T, tokenName } from '../lexer/token-kinds.js';
-import type { RegoError } from '../source/diagnostics.js';
-import { moduleError } from './error-detail.js';
+import { parseError, type RegoError } from '../source/diagnostics.js';
 import { MAX_NESTING_DEPTH } from '../source/limits.js';
 import { attachAnnotations } from './annotations.js';
 import { parseBody } from './expressions.js';
@@ -146,7 +145,7 @@ export class Parser {
    * checks after parsing (CheckRegoV1, annotation attachment): no source line.
    */
   report(message: string, offset: number): void {
-    this.errors.push(moduleError(message, this.loc(offset)));
+    this.errors.push(parseError(message, this.loc(offset)));
   }
 
   /** OPA-style `unexpected <tok> token[: note]` at the current token. */
